@@ -1,0 +1,289 @@
+package archive
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/pcpkit/pcpkit/pmapi"
+)
+
+// Archive is an open PCP archive (Version 2 or 3): its label, metadata and
+// temporal index, and access to its data volumes. Data volumes are opened
+// when first needed. An Archive is not safe for concurrent use; open it
+// once per goroutine.
+type Archive struct {
+	files *fileSet
+	label *Label
+	meta  *Meta
+	index []IndexEntry
+	vols  map[int]*volume
+
+	endCached bool
+	endSize   int64
+	end       endPos
+	endErr    error
+}
+
+type volume struct {
+	num    int
+	rf     *randomFile
+	fr     *frameReader
+	lowest int64 // end of the label: the first record offset
+}
+
+// Open opens the archive named by name: a base name, or any of its files
+// (x.meta, x.index, x.0, x.0.xz, ...). Errors carry the PCP error code the
+// real tools report (os.ErrNotExist, pmapi.ErrLogFile, pmapi.ErrLabel,
+// pmapi.ErrNoData, pmapi.ErrLogRec).
+func Open(name string) (*Archive, error) {
+	fs, err := findFiles(name)
+	if err != nil {
+		return nil, err
+	}
+	a := &Archive{files: fs, vols: map[int]*volume{}}
+	// The first data volume's label comes first, as in libpcp.
+	v, err := a.volume(fs.minVol)
+	if err != nil {
+		return nil, err
+	}
+	_ = v
+	if err := a.loadMeta(); err != nil {
+		a.Close()
+		return nil, err
+	}
+	if fs.index != "" {
+		if err := a.loadIndex(); err != nil {
+			a.Close()
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+// readLabel reads and checks the label at the start of stream r.
+func readLabel(path string, r io.Reader) (*Label, error) {
+	buf := make([]byte, LabelSizeV3)
+	n, err := io.ReadFull(r, buf[:8])
+	if n == 0 && err == io.EOF {
+		return nil, formatErr(path, 0, 1, pmapi.ErrNoData, "file is empty")
+	}
+	if err != nil {
+		return nil, formatErr(path, 0, 1, pmapi.ErrLabel, "label record truncated at %d bytes", n)
+	}
+	size := LabelSizeV2
+	if buf[7] == 3 {
+		size = LabelSizeV3
+	}
+	if m, err := io.ReadFull(r, buf[8:size]); err != nil {
+		if _, derr := DecodeLabel(path, buf[:8]); derr != nil && Code(derr) == pmapi.ErrLabel && bytesMagicBad(buf) {
+			return nil, derr
+		}
+		return nil, formatErr(path, 0, 1, pmapi.ErrLabel, "label record truncated at %d bytes", 8+m)
+	}
+	return DecodeLabel(path, buf[:size])
+}
+
+func bytesMagicBad(b []byte) bool {
+	return len(b) >= 8 && (uint32(b[4])<<24|uint32(b[5])<<16|uint32(b[6])<<8)&0xffffff00 != Magic
+}
+
+func (a *Archive) loadMeta() error {
+	r, err := openStream(a.files.meta)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	l, err := readLabel(a.files.meta, r)
+	if err != nil {
+		return err
+	}
+	if err := a.checkLabel(a.files.meta, l, VolMeta); err != nil {
+		return err
+	}
+	a.meta, err = loadMeta(a.files.meta, r, int64(l.Size()), l.Version)
+	return err
+}
+
+func (a *Archive) loadIndex() error {
+	r, err := openStream(a.files.index)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	l, err := readLabel(a.files.index, r)
+	if err != nil {
+		return err
+	}
+	if err := a.checkLabel(a.files.index, l, VolIndex); err != nil {
+		return err
+	}
+	a.index, err = loadIndex(r, l.Version)
+	return err
+}
+
+// checkLabel checks that a file's label agrees with the archive's.
+func (a *Archive) checkLabel(path string, l *Label, vol int) error {
+	if a.label == nil {
+		a.label = l
+	} else if l.Version != a.label.Version || l.Hostname != a.label.Hostname {
+		return formatErr(path, 0, 1, pmapi.ErrLabel, "label (version %d, host %q) does not agree with the archive's (version %d, host %q)", l.Version, l.Hostname, a.label.Version, a.label.Hostname)
+	}
+	if int(l.Vol) != vol {
+		return formatErr(path, 0, 1, pmapi.ErrLabel, "label volume %d, expected %d", l.Vol, vol)
+	}
+	return nil
+}
+
+// volume opens data volume n (once) and checks its label.
+func (a *Archive) volume(n int) (*volume, error) {
+	if v, ok := a.vols[n]; ok {
+		return v, nil
+	}
+	path, ok := a.files.vols[n]
+	if !ok {
+		return nil, &os.PathError{Op: "open", Path: fmt.Sprintf("%s.%d", a.files.base, n), Err: os.ErrNotExist}
+	}
+	rf, err := openRandom(path)
+	if err != nil {
+		return nil, err
+	}
+	l, err := readLabel(path, io.NewSectionReader(rf.f, 0, LabelSizeV3))
+	if err == nil {
+		err = a.checkLabel(path, l, n)
+	}
+	if err != nil {
+		rf.Close()
+		return nil, err
+	}
+	fr, err := newFrameReader(rf)
+	if err != nil {
+		rf.Close()
+		return nil, err
+	}
+	v := &volume{num: n, rf: rf, fr: fr, lowest: int64(l.Size())}
+	a.vols[n] = v
+	return v, nil
+}
+
+// Close releases the archive's files.
+func (a *Archive) Close() error {
+	for _, v := range a.vols {
+		v.rf.Close()
+	}
+	a.vols = map[int]*volume{}
+	return nil
+}
+
+// Label is the archive's label (from its first data volume).
+func (a *Archive) Label() *Label { return a.label }
+
+// Version is the archive format version, 2 or 3.
+func (a *Archive) Version() int { return a.label.Version }
+
+// Meta is the archive's metadata.
+func (a *Archive) Meta() *Meta { return a.meta }
+
+// Index is the temporal index, nil if the archive has no .index file.
+func (a *Archive) Index() []IndexEntry { return a.index }
+
+// HasIndex reports whether the archive has a temporal index file.
+func (a *Archive) HasIndex() bool { return a.files.index != "" }
+
+// BaseName is the archive's base name (with its directory).
+func (a *Archive) BaseName() string { return a.files.base }
+
+// Volumes lists the data volume numbers present, ascending.
+func (a *Archive) Volumes() []int { return a.files.volumes() }
+
+// VolumePath is the file of data volume n, "" if it is missing.
+func (a *Archive) VolumePath(n int) string { return a.files.vols[n] }
+
+// MetaPath and IndexPath name the metadata and index files.
+func (a *Archive) MetaPath() string  { return a.files.meta }
+func (a *Archive) IndexPath() string { return a.files.index }
+
+// VolumeSize returns the current size of data volume n.
+func (a *Archive) VolumeSize(n int) (int64, error) {
+	v, err := a.volume(n)
+	if err != nil {
+		return 0, err
+	}
+	if err := v.fr.refreshSize(); err != nil {
+		return 0, err
+	}
+	return v.fr.size, nil
+}
+
+// End returns the time of the last complete record of the archive (which
+// may be a <mark>), as pmGetArchiveEnd computes it: the last volume is read
+// backwards from its physical end; if its last record is damaged, the
+// volume is scanned forwards from the last index entry before the damage.
+// Volumes with no whole record are passed over for earlier ones.
+func (a *Archive) End() (pmapi.Timestamp, error) {
+	e, err := a.lastRecord()
+	return e.stamp, err
+}
+
+// endPos is where the last complete record ends.
+type endPos struct {
+	stamp pmapi.Timestamp
+	vol   int
+	off   int64
+}
+
+// lastRecord finds the last complete record, caching the answer while the
+// last volume's size is unchanged.
+func (a *Archive) lastRecord() (endPos, error) {
+	vols := a.files.volumes()
+	last := vols[len(vols)-1]
+	sz, err := a.VolumeSize(last)
+	if err == nil && a.endCached && sz == a.endSize {
+		return a.end, a.endErr
+	}
+	a.end, a.endErr = a.computeEnd(vols)
+	a.endCached, a.endSize = true, sz
+	return a.end, a.endErr
+}
+
+func (a *Archive) computeEnd(vols []int) (endPos, error) {
+	var rec Record
+	for i := len(vols) - 1; i >= 0; i-- {
+		v, err := a.volume(vols[i])
+		if err != nil {
+			continue
+		}
+		if err := v.fr.refreshSize(); err != nil {
+			continue
+		}
+		raw, err := v.fr.prev(v.fr.size, v.lowest)
+		if err == nil && rec.decode(v.rf.path, raw, a.Version(), v.num, v.fr.size-int64(len(raw)), 0) == nil {
+			return endPos{rec.Stamp, v.num, v.fr.size}, nil
+		}
+		// Damaged tail: chase forwards from the last index entry that
+		// lies within the volume (or from the label), keeping the last
+		// whole record.
+		starts := []int64{v.lowest}
+		for _, e := range a.index {
+			if int(e.Vol) == v.num && e.DataOff <= v.fr.size && e.DataOff > starts[0] {
+				starts = []int64{e.DataOff, v.lowest}
+			}
+		}
+		for _, start := range starts {
+			found := false
+			var end endPos
+			for off := start; ; {
+				raw, err := v.fr.next(off, 0)
+				if err != nil || rec.decode(v.rf.path, raw, a.Version(), v.num, off, 0) != nil {
+					break
+				}
+				off += int64(len(raw))
+				found, end = true, endPos{rec.Stamp, v.num, off}
+			}
+			if found {
+				return end, nil
+			}
+		}
+	}
+	return endPos{}, fmt.Errorf("%s: no complete data record: %w", a.files.base, pmapi.ErrLogRec)
+}

@@ -1,0 +1,199 @@
+package archive
+
+import (
+	"errors"
+	"io"
+
+	"github.com/pcpkit/pcpkit/pmapi"
+)
+
+// Cursor reads an archive's data records in order, forwards or backwards,
+// across data volumes (missing volumes are skipped). It sits between two
+// records: Next returns the record after it, Prev the record before it.
+// Records returned alias the cursor's buffer and stay valid until the next
+// call. Memory use does not grow with the archive's length.
+type Cursor struct {
+	a     *Archive
+	vols  []int // existing volumes, ascending
+	vi    int   // index in vols of the current volume
+	off   int64 // offset within that volume
+	rec   Record
+	recno int // ordinal of the next record read forwards in its volume, for errors (0 = unknown)
+}
+
+// NewCursor returns a cursor positioned at the start of the archive.
+func (a *Archive) NewCursor() *Cursor {
+	c := &Cursor{a: a, vols: a.files.volumes()}
+	c.SeekStart()
+	return c
+}
+
+// SeekStart positions the cursor before the first record.
+func (c *Cursor) SeekStart() {
+	c.vi = 0
+	c.off = -1 // resolved to the label end when the volume is opened
+	c.recno = 2
+}
+
+// SeekEnd positions the cursor after the last complete record (a damaged
+// tail is left behind it).
+func (c *Cursor) SeekEnd() {
+	c.vi = len(c.vols) - 1
+	c.off = -2 // resolved to the physical end of the volume
+	c.recno = 0
+	if e, err := c.a.lastRecord(); err == nil {
+		c.SetPosition(e.vol, e.off)
+	}
+}
+
+// Position reports the volume and byte offset the cursor is at.
+func (c *Cursor) Position() (vol int, off int64) { return c.vols[c.vi], c.off }
+
+// SetPosition puts the cursor at a byte offset of a volume, which must be
+// a record boundary (the end of a label, the end of a record).
+func (c *Cursor) SetPosition(vol int, off int64) error {
+	for i, v := range c.vols {
+		if v == vol {
+			c.vi, c.off, c.recno = i, off, 0
+			return nil
+		}
+	}
+	return io.ErrUnexpectedEOF
+}
+
+// resolve turns the symbolic offsets into real ones for the current volume.
+func (c *Cursor) resolve() (*volume, error) {
+	v, err := c.a.volume(c.vols[c.vi])
+	if err != nil {
+		return nil, err
+	}
+	switch c.off {
+	case -1:
+		c.off = v.lowest
+	case -2:
+		if err := v.fr.refreshSize(); err != nil {
+			return nil, err
+		}
+		c.off = v.fr.size
+	}
+	return v, nil
+}
+
+// Next returns the next record, or io.EOF after the last one. A damaged
+// record gives an error wrapping pmapi.ErrLogRec; every good record before
+// it has been returned.
+func (c *Cursor) Next() (*Record, error) {
+	for {
+		v, err := c.resolve()
+		if err != nil {
+			return nil, err
+		}
+		if c.off >= v.fr.size {
+			if err := v.fr.refreshSize(); err != nil {
+				return nil, err
+			}
+		}
+		raw, err := v.fr.next(c.off, c.recno)
+		if err == io.EOF {
+			if c.vi+1 >= len(c.vols) {
+				return nil, io.EOF
+			}
+			c.vi++
+			c.off, c.recno = -1, 2
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := c.rec.decode(v.rf.path, raw, c.a.Version(), v.num, c.off, c.recno); err != nil {
+			return nil, err
+		}
+		c.off += int64(len(raw))
+		if c.recno > 0 {
+			c.recno++
+		}
+		return &c.rec, nil
+	}
+}
+
+// Prev returns the record before the cursor, or io.EOF before the first.
+func (c *Cursor) Prev() (*Record, error) {
+	for {
+		v, err := c.resolve()
+		if err != nil {
+			return nil, err
+		}
+		raw, err := v.fr.prev(c.off, v.lowest)
+		if err == io.EOF {
+			if c.vi == 0 {
+				return nil, io.EOF
+			}
+			c.vi--
+			c.off = -2
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		start := c.off - int64(len(raw))
+		if err := c.rec.decode(v.rf.path, raw, c.a.Version(), v.num, start, 0); err != nil {
+			return nil, err
+		}
+		c.off = start
+		c.recno = 0
+		return &c.rec, nil
+	}
+}
+
+// SeekTime positions the cursor so that Next returns the first record at
+// or after t, and Prev the last record before t. It uses the temporal
+// index, when there is one, to start near t.
+func (c *Cursor) SeekTime(t pmapi.Timestamp) error {
+	c.SeekStart()
+	// Start from the latest index entry strictly before t whose volume
+	// exists; entries point at the end of a record.
+	for i := len(c.a.index) - 1; i >= 0; i-- {
+		e := c.a.index[i]
+		if !e.Stamp.Before(t) {
+			continue
+		}
+		if c.SetPosition(int(e.Vol), e.DataOff) == nil {
+			v, err := c.resolve()
+			if err == nil && e.DataOff >= v.lowest && e.DataOff <= v.fr.size {
+				break
+			}
+		}
+		c.SeekStart()
+	}
+	// Back up over records at or after t (the index may be coarse), then
+	// walk forwards to the first record at or after t.
+	for {
+		r, err := c.Prev()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if r.Stamp.Before(t) {
+			// step back over it again
+			if _, err := c.Next(); err != nil {
+				return err
+			}
+			break
+		}
+	}
+	for {
+		vol, off := c.Position()
+		r, err := c.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !r.Stamp.Before(t) {
+			return c.SetPosition(vol, off)
+		}
+	}
+}

@@ -1,0 +1,259 @@
+package archive
+
+import (
+	"bufio"
+	"compress/bzip2"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz"
+	"github.com/ulikunitz/xz/lzma"
+
+	"github.com/pcpkit/pcpkit/pmapi"
+)
+
+// Compression suffixes recognised on any file of an archive, in the order
+// PCP tries them when a plain file is missing. ".zst" is a pcpkit extra:
+// PCP 6.0.3 does not read it (PCP 6.3.2 and later do).
+var compressSuffixes = []string{".xz", ".lzma", ".bz2", ".bz", ".gz", ".Z", ".z", ".zst"}
+
+// splitCompress returns name without a compression suffix, and the suffix.
+func splitCompress(name string) (string, string) {
+	for _, s := range compressSuffixes {
+		if strings.HasSuffix(name, s) && len(name) > len(s) {
+			return name[:len(name)-len(s)], s
+		}
+	}
+	return name, ""
+}
+
+// BaseName returns the archive base name for name, which may be the base
+// name itself or any file of the archive (x.meta, x.index, x.0, x.0.xz, ...).
+func BaseName(name string) string {
+	n, _ := splitCompress(name)
+	if b, ok := strings.CutSuffix(n, ".meta"); ok {
+		return b
+	}
+	if b, ok := strings.CutSuffix(n, ".index"); ok {
+		return b
+	}
+	if i := strings.LastIndexByte(n, '.'); i >= 0 && i < len(n)-1 {
+		if _, err := strconv.Atoi(n[i+1:]); err == nil && !strings.ContainsAny(n[i+1:], "+-") {
+			return n[:i]
+		}
+	}
+	return n
+}
+
+// fileSet names the files that make up one archive.
+type fileSet struct {
+	base   string         // base name, with its directory
+	meta   string         // path of the metadata file
+	index  string         // path of the temporal index, "" if absent
+	vols   map[int]string // data volume number -> path
+	minVol int
+	maxVol int
+}
+
+// findFiles resolves an archive name to its files by scanning the
+// directory, as libpcp does.
+func findFiles(name string) (*fileSet, error) {
+	// A name that is itself a base name wins over stripping what looks
+	// like a volume suffix ("19970807.09.54" is a base name).
+	base := name
+	if m, _ := filepath.Glob(globQuote(name) + ".meta*"); len(m) == 0 {
+		base = BaseName(name)
+	}
+	dir, file := filepath.Split(base)
+	if dir == "" {
+		dir = "."
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: name, Err: syscall.ENOENT}
+	}
+	fsn := &fileSet{base: base, vols: map[int]string{}, minVol: -1, maxVol: -1}
+	found := false
+	for _, e := range ents {
+		n := e.Name()
+		if !strings.HasPrefix(n, file+".") {
+			continue
+		}
+		rest, _ := splitCompress(n[len(file)+1:])
+		path := filepath.Join(filepath.Dir(base), n)
+		switch {
+		case rest == "meta":
+			if fsn.meta == "" || !isCompressed(path) {
+				fsn.meta = path
+			}
+			found = true
+		case rest == "index":
+			if fsn.index == "" || !isCompressed(path) {
+				fsn.index = path
+			}
+			found = true
+		default:
+			v, err := strconv.Atoi(rest)
+			if err != nil || v < 0 || strings.ContainsAny(rest, "+-") {
+				continue
+			}
+			if old, ok := fsn.vols[v]; ok && !isCompressed(old) {
+				continue
+			}
+			fsn.vols[v] = path
+			found = true
+			if fsn.minVol < 0 || v < fsn.minVol {
+				fsn.minVol = v
+			}
+			if v > fsn.maxVol {
+				fsn.maxVol = v
+			}
+		}
+	}
+	if !found {
+		return nil, &os.PathError{Op: "open", Path: name, Err: syscall.ENOENT}
+	}
+	if fsn.meta == "" || len(fsn.vols) == 0 {
+		return nil, fmt.Errorf("%s: %w", base, pmapi.ErrLogFile)
+	}
+	return fsn, nil
+}
+
+// globQuote escapes the glob metacharacters in s.
+func globQuote(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if strings.ContainsRune(`*?[\\`, c) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func isCompressed(path string) bool {
+	_, s := splitCompress(path)
+	return s != ""
+}
+
+// volumes returns the data volume numbers in ascending order.
+func (f *fileSet) volumes() []int {
+	v := make([]int, 0, len(f.vols))
+	for n := range f.vols {
+		v = append(v, n)
+	}
+	sort.Ints(v)
+	return v
+}
+
+// openStream opens path for sequential reading, decompressing by suffix.
+func openStream(path string) (io.ReadCloser, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	_, suf := splitCompress(path)
+	var r io.Reader
+	br := bufio.NewReaderSize(f, 64<<10)
+	switch suf {
+	case "":
+		return f, nil
+	case ".xz":
+		r, err = xz.NewReader(br)
+	case ".lzma":
+		r, err = lzma.NewReader(br)
+	case ".bz2", ".bz":
+		r = bzip2.NewReader(br)
+	case ".gz", ".Z", ".z":
+		var gz *gzip.Reader
+		gz, err = gzip.NewReader(br)
+		r = gz
+	case ".zst":
+		var zr *zstd.Decoder
+		zr, err = zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
+		if zr != nil {
+			r = zr.IOReadCloser()
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: cannot decompress: %w", path, err)
+	}
+	return &stackedCloser{Reader: r, closers: []io.Closer{f}}, nil
+}
+
+type stackedCloser struct {
+	io.Reader
+	closers []io.Closer
+}
+
+func (s *stackedCloser) Close() error {
+	if c, ok := s.Reader.(io.Closer); ok {
+		c.Close()
+	}
+	var err error
+	for _, c := range s.closers {
+		if e := c.Close(); e != nil && err == nil {
+			err = e
+		}
+	}
+	return err
+}
+
+// randomFile is a file of an archive opened for random access: the file
+// itself, or, for a compressed file, an unlinked temporary file holding
+// its decompressed bytes (written in a stream, never held in memory).
+type randomFile struct {
+	path string // the archive file's own name, for error messages
+	f    *os.File
+	temp bool
+}
+
+func openRandom(path string) (*randomFile, error) {
+	if !isCompressed(path) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		return &randomFile{path: path, f: f}, nil
+	}
+	src, err := openStream(path)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	tmp, err := os.CreateTemp("", "pcpkit-vol-*")
+	if err != nil {
+		return nil, err
+	}
+	os.Remove(tmp.Name())
+	if _, err := io.Copy(tmp, src); err != nil {
+		tmp.Close()
+		return nil, fmt.Errorf("%s: cannot decompress: %w", path, err)
+	}
+	return &randomFile{path: path, f: tmp, temp: true}, nil
+}
+
+// size is the file's current size (it may grow while a logger writes it).
+func (r *randomFile) size() (int64, error) {
+	st, err := r.f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return st.Size(), nil
+}
+
+func (r *randomFile) Close() error { return r.f.Close() }
+
+// isNotExist reports whether err means a file was missing.
+func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

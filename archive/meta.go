@@ -1,0 +1,534 @@
+package archive
+
+import (
+	"encoding/binary"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/pcpkit/pcpkit/pmapi"
+)
+
+// Metadata record types in the .meta file.
+const (
+	MetaDesc       = 1 // TYPE_DESC: a descriptor and its names
+	MetaInDomV2    = 2 // TYPE_INDOM_V2: a full instance domain, µs stamp
+	MetaLabelV2    = 3 // TYPE_LABEL_V2: label sets, µs stamp
+	MetaText       = 4 // TYPE_TEXT: help text
+	MetaInDom      = 5 // TYPE_INDOM: a full instance domain, ns stamp (v3)
+	MetaInDomDelta = 6 // TYPE_INDOM_DELTA: changes to an instance domain (v3)
+	MetaLabel      = 7 // TYPE_LABEL: label sets, ns stamp (v3)
+)
+
+// Help text types (the bits of HelpText.Type).
+const (
+	TextOneLine = 1
+	TextHelp    = 2
+	TextPMID    = 4
+	TextInDom   = 8
+)
+
+// Label set types (LabelRecord.Type).
+const (
+	LabelContext   = 1 << 0
+	LabelDomain    = 1 << 1
+	LabelInDom     = 1 << 2
+	LabelCluster   = 1 << 3
+	LabelItem      = 1 << 4
+	LabelInstances = 1 << 5
+)
+
+// InDomRecord is one instance domain record as it is on disk. For a delta
+// record, Names[k] is "" and Deleted[k] true for an instance removed.
+type InDomRecord struct {
+	Offset  int64 // offset of the record in the .meta file
+	Type    int   // MetaInDomV2, MetaInDom or MetaInDomDelta
+	Stamp   pmapi.Timestamp
+	InDom   pmapi.InDom
+	Insts   []int32
+	Names   []string
+	Deleted []bool // only for MetaInDomDelta
+}
+
+// InDomSnapshot is the full membership of an instance domain from Stamp on
+// (deltas applied).
+type InDomSnapshot struct {
+	Stamp pmapi.Timestamp
+	Insts []int32
+	Names []string
+}
+
+// Lookup returns the name of inst, and whether it is in the snapshot.
+func (s *InDomSnapshot) Lookup(inst int32) (string, bool) {
+	for i, x := range s.Insts {
+		if x == inst {
+			return s.Names[i], true
+		}
+	}
+	return "", false
+}
+
+// LabelEntry locates one label's name and value inside a label set's JSON.
+type LabelEntry struct {
+	NameOff, NameLen   int
+	Flags              uint8
+	ValueOff, ValueLen int
+}
+
+// LabelSet is the labels of one instance (or PM_IN_NULL) as JSON text.
+type LabelSet struct {
+	Inst   int32
+	JSON   string
+	Labels []LabelEntry
+}
+
+// LabelRecord is one label record from the .meta file.
+type LabelRecord struct {
+	Stamp pmapi.Timestamp
+	Type  uint32 // LabelContext, LabelDomain, ...
+	Ident uint32 // PM_ID_NULL, a domain, an indom, a PMID (by Type)
+	Sets  []LabelSet
+}
+
+// HelpText is one help text record.
+type HelpText struct {
+	Type  uint32 // TextOneLine or TextHelp, with TextPMID or TextInDom
+	Ident uint32 // a PMID or an InDom
+	Text  string
+}
+
+// Meta is an archive's metadata: everything in its .meta file, indexed.
+// It is loaded whole when the archive is opened, as libpcp does; its size
+// depends on the number of metrics and instance domain changes, not on
+// the length of the recording.
+type Meta struct {
+	Descs     []pmapi.Desc // in file order, one per PMID (first seen)
+	descIndex map[pmapi.PMID]int
+
+	names       map[pmapi.PMID][]string
+	namesSorted map[pmapi.PMID]bool
+	nodeSeq     map[string]int // namespace node -> creation order
+	byName      map[string]pmapi.PMID
+	AllNames    []string // every name, in file order
+
+	InDomRecords []InDomRecord // every indom record, in file order
+	indoms       map[pmapi.InDom][]InDomSnapshot
+	InDomOrder   []pmapi.InDom // instance domains in order of first record
+
+	Labels    []LabelRecord // in file order, repeated label sets dropped
+	labelSeen map[labelKey]string
+	Texts     []HelpText // in file order
+}
+
+func newMeta() *Meta {
+	return &Meta{
+		descIndex:   map[pmapi.PMID]int{},
+		names:       map[pmapi.PMID][]string{},
+		namesSorted: map[pmapi.PMID]bool{},
+		nodeSeq:     map[string]int{},
+		byName:      map[string]pmapi.PMID{},
+		indoms:      map[pmapi.InDom][]InDomSnapshot{},
+	}
+}
+
+// Desc returns the descriptor of pmid.
+func (m *Meta) Desc(pmid pmapi.PMID) (*pmapi.Desc, bool) {
+	i, ok := m.descIndex[pmid]
+	if !ok {
+		return nil, false
+	}
+	return &m.Descs[i], true
+}
+
+// Names returns every name of pmid, in the order libpcp's pmNameAll gives
+// them: a depth-first walk of the namespace, each node's children in the
+// order they were first seen in the .meta file.
+func (m *Meta) Names(pmid pmapi.PMID) []string {
+	n := m.names[pmid]
+	if len(n) > 1 && !m.namesSorted[pmid] {
+		sort.SliceStable(n, func(i, j int) bool { return m.pmnsLess(n[i], n[j]) })
+		m.namesSorted[pmid] = true
+	}
+	return n
+}
+
+// pmnsLess compares two names by the creation order of their first
+// differing namespace node.
+func (m *Meta) pmnsLess(a, b string) bool {
+	i := 0
+	for {
+		ea, eb := compEnd(a, i), compEnd(b, i)
+		if a[:ea] != b[:eb] {
+			return m.nodeSeq[a[:ea]] < m.nodeSeq[b[:eb]]
+		}
+		if ea == len(a) || eb == len(b) {
+			return ea == len(a) && eb != len(b)
+		}
+		i = ea + 1
+	}
+}
+
+// compEnd is the end of the name component of s that starts at i.
+func compEnd(s string, i int) int {
+	if j := strings.IndexByte(s[i:], '.'); j >= 0 {
+		return i + j
+	}
+	return len(s)
+}
+
+// addNode numbers every namespace node of name not seen before.
+func (m *Meta) addNodes(name string) {
+	for i := 0; ; {
+		e := compEnd(name, i)
+		if _, ok := m.nodeSeq[name[:e]]; !ok {
+			m.nodeSeq[name[:e]] = len(m.nodeSeq)
+		}
+		if e == len(name) {
+			return
+		}
+		i = e + 1
+	}
+}
+
+// Lookup returns the PMID of a metric name.
+func (m *Meta) Lookup(name string) (pmapi.PMID, bool) {
+	p, ok := m.byName[name]
+	return p, ok
+}
+
+// InDomHistory returns every snapshot of indom, oldest first.
+func (m *Meta) InDomHistory(indom pmapi.InDom) []InDomSnapshot { return m.indoms[indom] }
+
+// InDomAt returns the snapshot of indom in force at t: the latest one
+// whose stamp is at or before t (or the first one if t is earlier than
+// all of them, as libpcp does).
+func (m *Meta) InDomAt(indom pmapi.InDom, t pmapi.Timestamp) (*InDomSnapshot, bool) {
+	h := m.indoms[indom]
+	if len(h) == 0 {
+		return nil, false
+	}
+	i := sort.Search(len(h), func(i int) bool { return t.Before(h[i].Stamp) })
+	if i == 0 {
+		return &h[0], true
+	}
+	return &h[i-1], true
+}
+
+// metaDecoder decodes the records of a .meta stream.
+type metaDecoder struct {
+	file    string
+	version int
+	meta    *Meta
+}
+
+// loadMeta reads the metadata records from r, which is positioned after
+// the label (at byte offset start).
+func loadMeta(file string, r io.Reader, start int64, version int) (*Meta, error) {
+	d := &metaDecoder{file: file, version: version, meta: newMeta()}
+	var hdr [8]byte
+	buf := make([]byte, 0, 4096)
+	off := start
+	for recno := 2; ; recno++ {
+		n, err := io.ReadFull(r, hdr[:])
+		if err == io.EOF {
+			return d.meta, nil
+		}
+		if err != nil {
+			return nil, formatErr(file, off, recno, pmapi.ErrLogRec, "unexpected EOF in metadata record header, got %d bytes", n)
+		}
+		rlen := int64(binary.BigEndian.Uint32(hdr[:]))
+		if rlen < 12 {
+			return nil, formatErr(file, off, recno, pmapi.ErrLogRec, "metadata record length %d is too small", rlen)
+		}
+		// Read in bounded steps so that a corrupt length cannot make us
+		// allocate more than the file holds.
+		buf = append(buf[:0], hdr[:]...)
+		for int64(len(buf)) < rlen {
+			step := rlen - int64(len(buf))
+			if step > 1<<20 {
+				step = 1 << 20
+			}
+			l := len(buf)
+			buf = append(buf, make([]byte, step)...)
+			m, err := io.ReadFull(r, buf[l:])
+			if err != nil {
+				return nil, formatErr(file, off, recno, pmapi.ErrLogRec, "unexpected EOF in metadata record body, wanted %d, got %d bytes", rlen, int64(l+m))
+			}
+		}
+		if t := int64(binary.BigEndian.Uint32(buf[rlen-4:])); t != rlen {
+			return nil, formatErr(file, off, recno, pmapi.ErrLogRec, "metadata record trailer %d does not match header %d", t, rlen)
+		}
+		if err := d.record(buf[:rlen], off, recno); err != nil {
+			return nil, err
+		}
+		off += rlen
+	}
+}
+
+// reader over one record's body with bounds checks.
+type body struct {
+	b   []byte
+	p   int
+	bad bool
+}
+
+func (b *body) u32() uint32 {
+	if b.p+4 > len(b.b) {
+		b.bad = true
+		return 0
+	}
+	v := binary.BigEndian.Uint32(b.b[b.p:])
+	b.p += 4
+	return v
+}
+
+func (b *body) bytes(n int) []byte {
+	if n < 0 || b.p+n > len(b.b) {
+		b.bad = true
+		return nil
+	}
+	v := b.b[b.p : b.p+n]
+	b.p += n
+	return v
+}
+
+func (b *body) stamp(version int) pmapi.Timestamp {
+	if version == 3 {
+		s := b.bytes(12)
+		if s == nil {
+			return pmapi.Timestamp{}
+		}
+		return readStamp3(s)
+	}
+	s := b.bytes(8)
+	if s == nil {
+		return pmapi.Timestamp{}
+	}
+	return readStamp2(s)
+}
+
+// count reads a count of items of at least min bytes each, rejecting
+// counts the remaining bytes cannot hold.
+func (b *body) count(min int) int {
+	n := int32(b.u32())
+	if n < 0 || int64(n)*int64(min) > int64(len(b.b)-b.p) {
+		b.bad = true
+		return 0
+	}
+	return int(n)
+}
+
+func (d *metaDecoder) record(rec []byte, off int64, recno int) error {
+	typ := binary.BigEndian.Uint32(rec[4:])
+	b := &body{b: rec[8 : len(rec)-4]}
+	m := d.meta
+	bad := func(what string) error {
+		return formatErr(d.file, off, recno, pmapi.ErrLogRec, "malformed %s record", what)
+	}
+	switch typ {
+	case MetaDesc:
+		desc := pmapi.Desc{
+			PMID:  pmapi.PMID(b.u32()),
+			Type:  pmapi.Type(int32(b.u32())),
+			InDom: pmapi.InDom(b.u32()),
+			Sem:   pmapi.Sem(int32(b.u32())),
+			Units: pmapi.UnitsFromUint32(b.u32()),
+		}
+		nn := b.count(4)
+		names := make([]string, 0, nn)
+		for i := 0; i < nn && !b.bad; i++ {
+			l := b.count(1)
+			names = append(names, string(b.bytes(l)))
+		}
+		if b.bad {
+			return bad("descriptor")
+		}
+		if _, ok := m.descIndex[desc.PMID]; !ok {
+			m.descIndex[desc.PMID] = len(m.Descs)
+			m.Descs = append(m.Descs, desc)
+		}
+		for _, n := range names {
+			if _, ok := m.byName[n]; ok {
+				continue
+			}
+			m.byName[n] = desc.PMID
+			m.addNodes(n)
+			m.names[desc.PMID] = append(m.names[desc.PMID], n)
+			m.AllNames = append(m.AllNames, n)
+		}
+	case MetaInDomV2, MetaInDom, MetaInDomDelta:
+		if (typ == MetaInDomV2) != (d.version == 2) {
+			return formatErr(d.file, off, recno, pmapi.ErrLogRec, "instance domain record type %d in a version %d archive", typ, d.version)
+		}
+		ir := InDomRecord{Offset: off, Type: int(typ), Stamp: b.stamp(d.version), InDom: pmapi.InDom(b.u32())}
+		n := b.count(8)
+		if b.bad {
+			return bad("instance domain")
+		}
+		ir.Insts = make([]int32, n)
+		for i := range ir.Insts {
+			ir.Insts[i] = int32(b.u32())
+		}
+		idx := make([]int32, n)
+		for i := range idx {
+			idx[i] = int32(b.u32())
+		}
+		strs := b.b[b.p:]
+		ir.Names = make([]string, n)
+		if typ == MetaInDomDelta {
+			ir.Deleted = make([]bool, n)
+		}
+		for i, x := range idx {
+			if x < 0 {
+				if typ != MetaInDomDelta {
+					return bad("instance domain (negative name offset)")
+				}
+				ir.Deleted[i] = true
+				continue
+			}
+			if int(x) >= len(strs) {
+				return bad("instance domain (name offset past the record)")
+			}
+			ir.Names[i] = cstring(strs[x:])
+		}
+		if b.bad {
+			return bad("instance domain")
+		}
+		m.addInDom(ir)
+	case MetaLabelV2, MetaLabel:
+		if (typ == MetaLabelV2) != (d.version == 2) {
+			return formatErr(d.file, off, recno, pmapi.ErrLogRec, "label record type %d in a version %d archive", typ, d.version)
+		}
+		lr := LabelRecord{Stamp: b.stamp(d.version), Type: b.u32(), Ident: b.u32()}
+		ns := b.count(12)
+		for i := 0; i < ns && !b.bad; i++ {
+			s := LabelSet{Inst: int32(b.u32())}
+			jl := b.count(1)
+			s.JSON = string(b.bytes(jl))
+			nl := b.count(8)
+			for k := 0; k < nl && !b.bad; k++ {
+				w := b.bytes(8)
+				if w == nil {
+					break
+				}
+				s.Labels = append(s.Labels, LabelEntry{
+					NameOff: int(binary.BigEndian.Uint16(w)), NameLen: int(w[2]), Flags: w[3],
+					ValueOff: int(binary.BigEndian.Uint16(w[4:])), ValueLen: int(binary.BigEndian.Uint16(w[6:])),
+				})
+			}
+			lr.Sets = append(lr.Sets, s)
+		}
+		if b.bad {
+			return bad("label")
+		}
+		m.addLabels(lr)
+	case MetaText:
+		t := HelpText{Type: b.u32(), Ident: b.u32()}
+		if b.bad {
+			return bad("help text")
+		}
+		t.Text = cstring(b.b[b.p:])
+		m.Texts = append(m.Texts, t)
+	default:
+		return formatErr(d.file, off, recno, pmapi.ErrLogRec, "unknown metadata record type %d", typ)
+	}
+	return nil
+}
+
+type labelKey struct {
+	typ, ident uint32
+	inst       int32
+}
+
+// addLabels keeps a label record, dropping the label sets that repeat what
+// is already known for the same type, ident and instance (as libpcp does
+// when it loads label metadata); a record with nothing new is dropped.
+func (m *Meta) addLabels(lr LabelRecord) {
+	if m.labelSeen == nil {
+		m.labelSeen = map[labelKey]string{}
+	}
+	kept := lr.Sets[:0:0]
+	for _, s := range lr.Sets {
+		k := labelKey{lr.Type, lr.Ident, s.Inst}
+		if old, ok := m.labelSeen[k]; ok && old == s.JSON {
+			continue
+		}
+		m.labelSeen[k] = s.JSON
+		kept = append(kept, s)
+	}
+	if len(kept) == 0 && len(lr.Sets) > 0 {
+		return
+	}
+	lr.Sets = kept
+	m.Labels = append(m.Labels, lr)
+}
+
+// addInDom records an indom record and extends that indom's history.
+func (m *Meta) addInDom(ir InDomRecord) {
+	m.InDomRecords = append(m.InDomRecords, ir)
+	h, seen := m.indoms[ir.InDom]
+	if !seen {
+		m.InDomOrder = append(m.InDomOrder, ir.InDom)
+	}
+	var snap InDomSnapshot
+	if ir.Type == MetaInDomDelta && len(h) > 0 {
+		prev := h[len(h)-1]
+		del := map[int32]bool{}
+		for i, x := range ir.Insts {
+			if ir.Deleted[i] {
+				del[x] = true
+			}
+		}
+		for i, x := range prev.Insts {
+			if !del[x] {
+				snap.Insts = append(snap.Insts, x)
+				snap.Names = append(snap.Names, prev.Names[i])
+			}
+		}
+		for i, x := range ir.Insts {
+			if !ir.Deleted[i] {
+				snap.Insts = append(snap.Insts, x)
+				snap.Names = append(snap.Names, ir.Names[i])
+			}
+		}
+	} else {
+		snap.Insts, snap.Names = ir.Insts, ir.Names
+	}
+	snap.Stamp = ir.Stamp
+	m.indoms[ir.InDom] = append(h, snap)
+}
+
+// Traverse returns the leaf names at or below name in the order libpcp's
+// pmTraversePMNS visits them on an archive's namespace: depth first, the
+// children of each node newest first (each new child goes to the front of
+// its parent's list). The empty name means the whole namespace.
+func (m *Meta) Traverse(name string) []string {
+	if _, ok := m.byName[name]; ok {
+		return []string{name}
+	}
+	prefix := name + "."
+	if name == "" {
+		prefix = ""
+	}
+	var out []string
+	for _, n := range m.AllNames {
+		if strings.HasPrefix(n, prefix) {
+			out = append(out, n)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		k := 0
+		for {
+			ea, eb := compEnd(a, k), compEnd(b, k)
+			if a[:ea] != b[:eb] {
+				return m.nodeSeq[a[:ea]] > m.nodeSeq[b[:eb]]
+			}
+			if ea == len(a) || eb == len(b) {
+				return ea == len(a) && eb != len(b)
+			}
+			k = ea + 1
+		}
+	})
+	return out
+}
