@@ -1,0 +1,180 @@
+package pcptime
+
+import (
+	"os"
+	"strings"
+	"sync"
+)
+
+// The C library's defaults.
+const (
+	defaultTZDir  = "/usr/share/zoneinfo"
+	defaultTZFile = "/etc/localtime" // TZDEFAULT: the zone when TZ is unset
+	defaultRules  = "posixrules"     // TZDEFRULES: rules for "std offset dst" without rules
+)
+
+// Zone is a time zone exactly as the GNU C library interprets a value of
+// the TZ environment variable, for localtime(3) and therefore for the
+// times the PCP tools print. A Zone is immutable and safe for concurrent
+// use.
+type Zone struct {
+	spec  string  // the TZ value it was loaded from
+	file  *tzFile // the TZif data, when the C library would use a file
+	rules posixTZ // the rule string's zone, when file is nil
+
+	// mkFile is the file mktime(3) sees when it differs from the one
+	// localtime(3) sees (a rule string that takes its dates from
+	// posixrules; see withUserOffsets).
+	mkFile *tzFile
+}
+
+// Name returns the TZ value the zone was loaded from ("" for LocalZone
+// when TZ is unset).
+func (z *Zone) Name() string { return z.spec }
+
+// String returns the TZ value the zone was loaded from.
+func (z *Zone) String() string { return z.spec }
+
+var (
+	zoneCacheMu sync.Mutex
+	zoneCache   = map[[3]string]*Zone{}
+)
+
+// UTC is the zone "UTC" with no leap seconds, as the C library uses when
+// nothing at all is specified.
+var UTC = &Zone{spec: "UTC", rules: utcRules()}
+
+// LoadZone returns the zone the C library uses when the environment holds
+// TZ=tz, the way the PCP tools apply the user's $TZ, an archive label's
+// zone (-z) or an explicit -Z argument. It never fails; it follows glibc:
+//
+//   - "" means "Universal" and a leading ':' is dropped;
+//   - the value is first tried as a TZif file, relative to $TZDIR (default
+//     /usr/share/zoneinfo) unless it starts with '/'; so "EST5EDT", "UTC"
+//     and "Europe/Berlin" are files;
+//   - an empty name (TZ=":") or /etc/localtime that cannot be read is UTC;
+//   - anything else is a POSIX rule string; a daylight zone without rules
+//     ("AEST-10AEDT") takes its change dates from the "posixrules" file
+//     shifted to the given offsets (or the US rules M3.2.0,M11.1.0 if there
+//     is no such file);
+//   - what cannot be parsed keeps what was parsed before the error, so
+//     "garbage!" is UTC called "garbage", "ab" is UTC with an empty name
+//     and "EST5xy" is, most of the year, UTC with an empty name.
+func LoadZone(tz string) *Zone {
+	return loadZone(tz, true)
+}
+
+// LocalZone returns the zone the C library uses for this process's
+// environment: TZ when it is set (see LoadZone), /etc/localtime when it is
+// not (UTC if that cannot be read).
+func LocalZone() *Zone {
+	tz, ok := os.LookupEnv("TZ")
+	return loadZone(tz, ok)
+}
+
+func loadZone(tz string, set bool) *Zone {
+	tzdir := os.Getenv("TZDIR")
+	if tzdir == "" {
+		tzdir = defaultTZDir
+	}
+	key := [3]string{tz, tzdir, ""}
+	if !set {
+		key[2] = "unset"
+	}
+	zoneCacheMu.Lock()
+	z, ok := zoneCache[key]
+	zoneCacheMu.Unlock()
+	if ok {
+		return z
+	}
+	z = newZone(tz, set, tzdir)
+	zoneCacheMu.Lock()
+	if len(zoneCache) > 1000 {
+		clear(zoneCache)
+	}
+	zoneCache[key] = z
+	zoneCacheMu.Unlock()
+	return z
+}
+
+func newZone(tz string, set bool, tzdir string) *Zone {
+	z := &Zone{spec: tz}
+	name := tz
+	if !set {
+		name = defaultTZFile
+	} else {
+		if name == "" {
+			name = "Universal"
+		}
+		name = strings.TrimPrefix(name, ":")
+	}
+	if f := readZoneFile(name, tzdir); f != nil {
+		z.file = f
+		return z
+	}
+	if name == "" || name == defaultTZFile {
+		z.rules = utcRules()
+		return z
+	}
+	var mk *tzFile
+	defaults := func(std, dst string, stdOff, dstOff int64) *tzFile {
+		f := readZoneFile(defaultRules, tzdir)
+		if f == nil {
+			return nil
+		}
+		mk = f.withUserOffsets(std, dst, stdOff, dstOff, dstOff)
+		return f.withUserOffsets(std, dst, stdOff, dstOff, 0)
+	}
+	z.rules, z.file = parsePosixTZ(name, defaults)
+	if z.file != nil {
+		z.mkFile = mk
+	}
+	return z
+}
+
+// readZoneFile reads the TZif file the C library would open for name, or
+// returns nil.
+func readZoneFile(name, tzdir string) *tzFile {
+	if name == "" {
+		return nil
+	}
+	path := name
+	if name[0] != '/' {
+		path = tzdir + "/" + name
+	}
+	f, err := readTZif(path)
+	if err != nil {
+		return nil
+	}
+	return f
+}
+
+// Lookup returns the offset from UTC in seconds (east positive), the zone
+// abbreviation and whether daylight saving time applies at sec seconds
+// since the epoch: tm_gmtoff, tm_zone and tm_isdst of localtime(3).
+func (z *Zone) Lookup(sec int64) (offsetSec int, abbrev string, isDST bool) {
+	var off int64
+	if z.file != nil {
+		off, abbrev, isDST = z.file.lookup(sec)
+	} else {
+		off, abbrev, isDST = z.rules.lookup(sec)
+	}
+	return int(off), abbrev, isDST
+}
+
+// Civil returns the local time at sec seconds since the epoch, as
+// localtime(3) breaks it down.
+func (z *Zone) Civil(sec int64) Civil {
+	off, abbrev, isDST := z.Lookup(sec)
+	var corr int64
+	hit := 0
+	if z.file != nil {
+		corr, hit = z.file.leap(sec)
+	}
+	c := civilAt(sec, int64(off)-corr)
+	c.Offset = off
+	c.Second += hit
+	c.Abbrev = abbrev
+	c.IsDST = isDST
+	return c
+}
