@@ -3,6 +3,8 @@ package archive
 import (
 	"errors"
 	"io"
+	"math"
+	"sort"
 
 	"github.com/pcpkit/pcpkit/pmapi"
 )
@@ -146,54 +148,67 @@ func (c *Cursor) Prev() (*Record, error) {
 }
 
 // SeekTime positions the cursor so that Next returns the first record at
-// or after t, and Prev the last record before t. It uses the temporal
-// index, when there is one, to start near t.
+// or after t, and Prev the last record before t. As libpcp does, it starts
+// from whichever temporal index entry (if any) is nearer to t, before or
+// after it, and reads from there towards t, so damage far from t is not
+// read.
 func (c *Cursor) SeekTime(t pmapi.Timestamp) error {
 	c.SeekStart()
-	// Start from the latest index entry strictly before t whose volume
-	// exists; entries point at the end of a record.
-	for i := len(c.a.index) - 1; i >= 0; i-- {
-		e := c.a.index[i]
-		if !e.Stamp.Before(t) {
+	idx := c.a.index
+	j := sort.Search(len(idx), func(i int) bool { return t.Before(idx[i].Stamp) })
+	best, bestDist := -1, 0.0
+	for _, k := range []int{j - 1, j} {
+		if k < 0 || k >= len(idx) || !c.usable(idx[k]) {
 			continue
 		}
-		if c.SetPosition(int(e.Vol), e.DataOff) == nil {
-			v, err := c.resolve()
-			if err == nil && e.DataOff >= v.lowest && e.DataOff <= v.fr.size {
-				break
-			}
+		dist := math.Abs(idx[k].Stamp.Sub(t))
+		if best < 0 || dist < bestDist {
+			best, bestDist = k, dist
 		}
-		c.SeekStart()
 	}
-	// Back up over records at or after t (the index may be coarse), then
-	// walk forwards to the first record at or after t.
+	if best >= 0 {
+		c.SetPosition(int(idx[best].Vol), idx[best].DataOff)
+	}
+	// Back up over records at or after t. Damage met on the way is not
+	// an error here: the cursor stops in front of it, and the read that
+	// crosses it reports it.
 	for {
+		vol, off := c.Position()
 		r, err := c.Prev()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return err
+			return c.SetPosition(vol, off)
 		}
 		if r.Stamp.Before(t) {
-			// step back over it again
 			if _, err := c.Next(); err != nil {
 				return err
 			}
 			break
 		}
 	}
+	// Then walk forwards to the first record at or after t.
 	for {
 		vol, off := c.Position()
 		r, err := c.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return nil
 		}
-		if err != nil {
-			return err
-		}
-		if !r.Stamp.Before(t) {
+		if err != nil || !r.Stamp.Before(t) {
 			return c.SetPosition(vol, off)
 		}
 	}
+}
+
+// usable reports whether an index entry points inside an existing volume.
+func (c *Cursor) usable(e IndexEntry) bool {
+	v, err := c.a.volume(int(e.Vol))
+	if err != nil {
+		return false
+	}
+	if err := v.fr.refreshSize(); err != nil {
+		return false
+	}
+	return e.DataOff >= v.lowest && e.DataOff <= v.fr.size
 }

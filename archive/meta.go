@@ -373,7 +373,20 @@ func (d *metaDecoder) record(rec []byte, off int64, recno int) error {
 		for i := range idx {
 			idx[i] = int32(b.u32())
 		}
-		strs := b.b[b.p:]
+		// The names are substrings of one copy of the string table, each
+		// ending at the first NUL at or after its offset (found by binary
+		// search), so that offsets into a table without NULs cost neither
+		// a copy nor a scan per instance.
+		strs := string(b.b[b.p:])
+		var nuls []int
+		for p := 0; ; p++ {
+			k := strings.IndexByte(strs[p:], 0)
+			if k < 0 {
+				break
+			}
+			p += k
+			nuls = append(nuls, p)
+		}
 		ir.Names = make([]string, n)
 		if typ == MetaInDomDelta {
 			ir.Deleted = make([]bool, n)
@@ -389,7 +402,11 @@ func (d *metaDecoder) record(rec []byte, off int64, recno int) error {
 			if int(x) >= len(strs) {
 				return bad("instance domain (name offset past the record)")
 			}
-			ir.Names[i] = cstring(strs[x:])
+			e := len(strs)
+			if k := sort.SearchInts(nuls, int(x)); k < len(nuls) {
+				e = nuls[k]
+			}
+			ir.Names[i] = strs[x:e]
 		}
 		if b.bad {
 			return bad("instance domain")
