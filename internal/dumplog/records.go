@@ -1,0 +1,293 @@
+package dumplog
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/pcptime"
+	"github.com/pcpkit/pcpkit/pmapi"
+)
+
+// dumpRecords prints the data records (-m), forwards or in reverse.
+func (d *dumper) dumpRecords() int {
+	first := func(r *archive.Record) {
+		if !d.opt.reverse {
+			return
+		}
+		// The real tool prints this once its first backwards fetch
+		// works, with that record's time.
+		b := append(d.buf, "\nLog finished at "...)
+		b = pcptime.AppendCtime(b, d.z.Civil(r.Stamp.Sec))
+		b = append(b, " - dump in reverse order\n"...)
+		d.buf = b
+		d.flushBuf()
+	}
+	return d.walk(first, d.record)
+}
+
+// walk reads the data records in the chosen direction, within the -S/-T
+// window, calling first before the first record and fn for each. A
+// damaged record ends the walk with the real tool's message and status 1,
+// after every good record before it was handled.
+func (d *dumper) walk(first func(*archive.Record), fn func(*archive.Record)) int {
+	c := d.a.NewCursor()
+	var err error
+	switch {
+	case d.opt.reverse && d.window:
+		err = c.SeekTime(d.winHi.Add(1))
+	case d.opt.reverse:
+		c.SeekEnd()
+	case d.window:
+		err = c.SeekTime(d.winLo)
+	}
+	for err == nil {
+		var r *archive.Record
+		if d.opt.reverse {
+			r, err = c.Prev()
+		} else {
+			r, err = c.Next()
+		}
+		if err != nil {
+			break
+		}
+		if first != nil {
+			first(r)
+			first = nil
+		}
+		if d.window && (r.Stamp.Before(d.winLo) || d.winHi.Before(r.Stamp)) {
+			if d.opt.reverse == r.Stamp.Before(d.winLo) {
+				return 0 // past the window in the direction of travel
+			}
+			continue
+		}
+		fn(r)
+	}
+	if errors.Is(err, io.EOF) {
+		return 0
+	}
+	d.out.Flush()
+	fmt.Fprintf(d.errw, "pmdumplog: pmFetch: %s\n", errText(err))
+	return 1
+}
+
+// recordSize is the size pmdumplog reports with -s: computed from the
+// (possibly filtered) result, not read from the file.
+func (d *dumper) recordSize(r *archive.Record) int {
+	n := 20
+	if d.ver == 3 {
+		n = 24
+	}
+	for i := 0; i < r.NumPMID(); i++ {
+		if d.sel != nil && !d.sel[r.PMID(i)] {
+			continue
+		}
+		n += 8
+		nv := int(r.NumVal(i))
+		if nv > 0 {
+			n += 4 + 8*nv
+			if r.ValFmt(i) != pmapi.ValFmtInsitu {
+				for j := 0; j < nv; j++ {
+					v := r.Value(i, j)
+					n += (len(v.Block) + 4 + 3) &^ 3
+				}
+			}
+		}
+	}
+	return n
+}
+
+func (d *dumper) record(r *archive.Record) {
+	b := d.buf
+	if r.IsMark() {
+		if d.sel != nil && !d.opt.marks {
+			return
+		}
+		b = append(b, '\n')
+		if d.opt.sizes {
+			b = fmt.Appendf(b, "[%d bytes]\n", d.recordSize(r))
+		}
+		b = d.stamp(b, r.Stamp)
+		b = append(b, "  <mark>\n"...)
+		d.buf = b
+		d.flushBuf()
+		return
+	}
+	// Which value sets to print, in what order.
+	var order []int
+	if d.sel != nil {
+		for _, p := range d.pmids {
+			for i := 0; i < r.NumPMID(); i++ {
+				if r.PMID(i) == p {
+					order = append(order, i)
+					break
+				}
+			}
+		}
+		if len(order) == 0 {
+			return
+		}
+	}
+	n := r.NumPMID()
+	if order != nil {
+		n = len(order)
+	}
+	b = append(b, '\n')
+	if d.opt.sizes {
+		b = fmt.Appendf(b, "[%d bytes]\n", d.recordSize(r))
+	}
+	b = d.stamp(b, r.Stamp)
+	if n == 1 {
+		b = append(b, " 1 metric\n"...)
+	} else {
+		b = fmt.Appendf(b, " %d metrics\n", n)
+	}
+	for k := 0; k < n; k++ {
+		i := k
+		if order != nil {
+			i = order[k]
+		}
+		b = d.vset(b, r, i)
+	}
+	d.buf = b
+	d.flushBuf()
+}
+
+func (d *dumper) instName(desc *pmapi.Desc, inst int32, t pmapi.Timestamp) (string, bool) {
+	if desc == nil || desc.InDom == pmapi.InDomNull {
+		return "", false
+	}
+	s, ok := d.a.Meta().InDomAt(desc.InDom, t)
+	if !ok {
+		return "", false
+	}
+	return s.Lookup(inst)
+}
+
+func (d *dumper) appendInst(b []byte, desc *pmapi.Desc, inst int32, t pmapi.Timestamp) []byte {
+	if name, ok := d.instName(desc, inst, t); ok {
+		return fmt.Appendf(b, "%d or \"%s\"", inst, name)
+	}
+	return fmt.Appendf(b, "%d or ???", inst)
+}
+
+func (d *dumper) vset(b []byte, r *archive.Record, i int) []byte {
+	p := r.PMID(i)
+	desc, _ := d.a.Meta().Desc(p)
+	nv := r.NumVal(i)
+	if desc != nil && (desc.Type == pmapi.TypeEvent || desc.Type == pmapi.TypeHighresEvent) && nv > 0 {
+		for j := 0; j < int(nv); j++ {
+			b = d.event(b, r, i, j, desc)
+		}
+		return b
+	}
+	b = fmt.Appendf(b, "    %s (%s):", p, d.names(p))
+	switch {
+	case nv == 0:
+		return append(b, " No values returned!\n"...)
+	case nv < 0:
+		return fmt.Appendf(b, " %s\n", pmapi.Error(nv).Error())
+	}
+	for j := 0; j < int(nv); j++ {
+		if nv > 1 {
+			b = append(b, "\n        "...)
+		} else {
+			b = append(b, ' ')
+		}
+		v := r.Value(i, j)
+		if desc != nil && desc.InDom != pmapi.InDomNull || desc == nil && v.Inst != pmapi.InstNull {
+			b = append(b, "inst ["...)
+			b = d.appendInst(b, desc, v.Inst, r.Stamp)
+			b = append(b, "] "...)
+		}
+		b = append(b, "value "...)
+		b = d.appendValue(b, desc, &v)
+	}
+	return append(b, '\n')
+}
+
+func (d *dumper) appendValue(b []byte, desc *pmapi.Desc, v *pmapi.Value) []byte {
+	t := pmapi.TypeAggregate
+	if desc != nil {
+		t = desc.Type
+	}
+	if v.Block == nil && desc == nil {
+		t = pmapi.Type32
+	}
+	return pmapi.AppendValue(b, t, v)
+}
+
+// event prints one instance of an event-record-array metric.
+func (d *dumper) event(b []byte, r *archive.Record, i, j int, desc *pmapi.Desc) []byte {
+	p := r.PMID(i)
+	v := r.Value(i, j)
+	b = fmt.Appendf(b, "    %s (%s", p, d.names(p))
+	if desc.InDom != pmapi.InDomNull {
+		b = append(b, '[')
+		b = d.appendInst(b, desc, v.Inst, r.Stamp)
+		b = append(b, ']')
+	}
+	b = append(b, "): "...)
+	ea, err := pmapi.DecodeEvents(v.Block, desc.Type == pmapi.TypeHighresEvent)
+	if err != nil {
+		return fmt.Appendf(b, "%s\n", err)
+	}
+	nrec := len(ea.Records)
+	missed := 0
+	for _, er := range ea.Records {
+		if er.Flags&pmapi.EventFlagMissed != 0 {
+			missed += int(er.NParams)
+		}
+	}
+	switch {
+	case nrec == 0:
+		return append(b, "No event records\n"...)
+	case missed > 0:
+		b = fmt.Appendf(b, "%d (and %d missed) event records\n", nrec, missed)
+	case nrec == 1:
+		b = append(b, "1 event record\n"...)
+	default:
+		b = fmt.Appendf(b, "%d event records\n", nrec)
+	}
+	for k, er := range ea.Records {
+		b = fmt.Appendf(b, "        --- event record [%d] timestamp ", k)
+		if ea.HighRes {
+			// Observed: highres event stamps never get the -x forms.
+			b = pcptime.AppendClock(b, d.z.Civil(er.Stamp.Sec))
+			b = appendFrac(b, er.Stamp.Nsec, 3)
+		} else {
+			// Observed: event stamps stop at the -xx form.
+			b = d.stampX(b, er.Stamp, 2, min(d.opt.xflag, 2))
+		}
+		if er.Flags != 0 {
+			b = fmt.Appendf(b, " flags 0x%x (%s)", er.Flags, pmapi.EventFlagsString(er.Flags))
+		}
+		b = append(b, " ---\n"...)
+		if er.Flags&pmapi.EventFlagMissed != 0 {
+			b = fmt.Appendf(b, "        ==> %d missed event records\n", er.NParams)
+			continue
+		}
+		// Observed: only a record with no flags and no parameters says so.
+		if len(er.Params) == 0 && er.Flags == 0 {
+			b = append(b, "\t          No parameters\n"...)
+		}
+		for _, ep := range er.Params {
+			pdesc, ok := d.a.Meta().Desc(ep.PMID)
+			if !ok {
+				b = fmt.Appendf(b, "        PMID: %s: pmLookupDesc: %s\n", ep.PMID, pmapi.ErrPMIDLog.Error())
+				continue
+			}
+			b = fmt.Appendf(b, "        %s (%s): value ", ep.PMID, d.names(ep.PMID))
+			pv := pmapi.Value{Inst: pmapi.InstNull, BlockType: ep.Type, Block: ep.Value}
+			// Unpacked event parameters of 32-bit types are insitu.
+			if (ep.Type == pmapi.Type32 || ep.Type == pmapi.TypeU32) && len(ep.Value) == 4 {
+				pv = pmapi.Value{Inst: pmapi.InstNull, Insitu: int32(binary.BigEndian.Uint32(ep.Value))}
+			}
+			b = pmapi.AppendValue(b, pdesc.Type, &pv)
+			b = append(b, '\n')
+		}
+	}
+	return b
+}

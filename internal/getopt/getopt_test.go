@@ -1,0 +1,50 @@
+package getopt
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var longs = []Long{{Name: "start", HasArg: true, Short: 'S'}, {Name: "sizes", Short: 's'}, {Name: "all", Short: 'a'}}
+
+func TestParse(t *testing.T) {
+	for _, tc := range []struct {
+		args     []string
+		opts     []Opt
+		operands []string
+		err      string
+	}{
+		{args: []string{"-a", "x"}, opts: []Opt{{Short: 'a'}}, operands: []string{"x"}},
+		{args: []string{"x", "-xx", "y"}, opts: []Opt{{Short: 'x'}, {Short: 'x'}}, operands: []string{"x", "y"}},
+		{args: []string{"-S3", "-S", "4"}, opts: []Opt{{Short: 'S', Arg: "3"}, {Short: 'S', Arg: "4"}}},
+		{args: []string{"-aS", "5"}, opts: []Opt{{Short: 'a'}, {Short: 'S', Arg: "5"}}},
+		{args: []string{"--start=1", "--all"}, opts: []Opt{{Short: 'S', Name: "start", Arg: "1"}, {Short: 'a', Name: "all"}}},
+		{args: []string{"--al"}, opts: []Opt{{Short: 'a', Name: "all"}}},
+		{args: []string{"--", "-a"}, operands: []string{"-a"}},
+		{args: []string{"-Q"}, err: "invalid option -- 'Q'"},
+		{args: []string{"-S"}, err: "option requires an argument -- 'S'"},
+		{args: []string{"--bogus"}, err: "unrecognized option '--bogus'"},
+		{args: []string{"--s"}, err: "option '--s' is ambiguous; possibilities: '--start' '--sizes'"},
+		{args: []string{"--start"}, err: "option '--start' requires an argument"},
+		{args: []string{"--all=1"}, err: "option '--all' doesn't allow an argument"},
+	} {
+		opts, operands, err := Parse(tc.args, "aS:sx", longs)
+		if tc.err != "" {
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("%q: error %v, want %q", tc.args, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", tc.args, err)
+			continue
+		}
+		if d := cmp.Diff(tc.opts, opts); d != "" {
+			t.Errorf("%q options (-want +got):\n%s", tc.args, d)
+		}
+		if d := cmp.Diff(tc.operands, operands); d != "" {
+			t.Errorf("%q operands (-want +got):\n%s", tc.args, d)
+		}
+	}
+}
