@@ -1,0 +1,641 @@
+// Package testenv holds the helpers that pcpkit's tests share: finding the
+// repository root and the shared archives beside the clone, finding and running
+// the real PCP tools (the oracle pcpkit must match byte for byte), listing the
+// archives in a directory, and reading the golden-file mode list
+// (testdata/pmdumplog.modes) with the slug that names each golden file.
+//
+// Conventions (also described in README.md):
+//
+//   - Interop tests skip when the real PCP tool is missing, unless the
+//     environment has PCP_INTEROP=1 (CI sets it), in which case they fail.
+//   - Tests that need ../shared (the archives beside the clone) skip when it is
+//     absent.
+//   - The real tools run with TZ=UTC, PCP_DERIVED_CONFIG= (empty) and LC_ALL=C,
+//     the same environment scripts/make-goldens.sh uses for the goldens.
+package testenv
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// RealTimeout bounds one run of a real PCP tool in RunReal.
+const RealTimeout = 2 * time.Minute
+
+// RepoRoot returns the absolute path of the repository root: the nearest
+// directory, walking up from the test's working directory, that holds go.mod.
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatalf("testenv: getwd: %v", err)
+	}
+	root, err := findRepoRoot(dir)
+	if err != nil {
+		t.Fatalf("testenv: %v", err)
+	}
+	return root
+}
+
+func findRepoRoot(dir string) (string, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	start := dir
+	for {
+		if fi, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil && fi.Mode().IsRegular() {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod found in %s or any parent directory", start)
+		}
+		dir = parent
+	}
+}
+
+// SharedDir returns <repo>/../shared/<sub> (cleaned, absolute). When that path
+// does not exist the test is skipped: the shared archives live beside the
+// clone, not in it.
+func SharedDir(t testing.TB, sub string) string {
+	t.Helper()
+	path := filepath.Join(filepath.Dir(RepoRoot(t)), "shared", sub)
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("shared archives not found at %s (expected ../shared beside the clone): skipping", path)
+	}
+	return path
+}
+
+// Interop reports whether PCP_INTEROP=1 is set: interop tests must then fail,
+// not skip, when a real PCP tool is missing.
+func Interop() bool { return os.Getenv("PCP_INTEROP") == "1" }
+
+// realToolDirs are searched, in order, before PATH. Debian installs the
+// user-facing tools in /usr/bin and the helpers in /usr/lib/pcp/bin; other
+// distributions use /usr/libexec/pcp/bin.
+var realToolDirs = []string{"/usr/bin", "/usr/libexec/pcp/bin", "/usr/lib/pcp/bin"}
+
+// FindRealTool is RealTool without a testing.TB: it returns the path of the
+// real PCP tool name, or "" when it is not installed.
+func FindRealTool(name string) string {
+	for _, dir := range realToolDirs {
+		p := filepath.Join(dir, name)
+		if isExecutable(p) {
+			return p
+		}
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs
+		}
+		return p
+	}
+	return ""
+}
+
+func isExecutable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+}
+
+// RealTool returns the path of the real PCP tool name (looked for in
+// /usr/bin, then /usr/libexec/pcp/bin and /usr/lib/pcp/bin, then PATH). When
+// it is absent the test fails if PCP_INTEROP=1 and is skipped otherwise.
+func RealTool(t testing.TB, name string) string {
+	t.Helper()
+	if p := FindRealTool(name); p != "" {
+		return p
+	}
+	if Interop() {
+		t.Fatalf("PCP_INTEROP=1 but the real %s is not installed", name)
+	}
+	t.Skipf("the real PCP %s is not installed (set PCP_INTEROP=1 to make this a failure): skipping", name)
+	return ""
+}
+
+// RealEnv returns the environment the real tools run in: the test's own
+// environment with TZ=UTC, PCP_DERIVED_CONFIG= (empty), LC_ALL=C and
+// PATH=/usr/bin:/bin:$PATH, followed by extra ("KEY=value" entries, which
+// override).
+func RealEnv(extra ...string) []string {
+	set := map[string]string{
+		"TZ":                 "UTC",
+		"PCP_DERIVED_CONFIG": "",
+		"LC_ALL":             "C",
+		"PATH":               "/usr/bin:/bin:" + os.Getenv("PATH"),
+	}
+	order := []string{"TZ", "PCP_DERIVED_CONFIG", "LC_ALL", "PATH"}
+	for _, kv := range extra {
+		k, v, _ := strings.Cut(kv, "=")
+		if _, ok := set[k]; !ok {
+			order = append(order, k)
+		}
+		set[k] = v
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, ok := set[k]; ok {
+			continue
+		}
+		env = append(env, kv)
+	}
+	for _, k := range order {
+		env = append(env, k+"="+set[k])
+	}
+	return env
+}
+
+// RunReal runs the real PCP tool name with args in the test's working
+// directory, in the RealEnv environment, with no standard input and a timeout
+// of RealTimeout. It returns the tool's standard output, standard error and
+// exit code. A missing tool skips (or fails, with PCP_INTEROP=1); a tool that
+// cannot be started or times out fails the test.
+func RunReal(t testing.TB, name string, args ...string) (stdout, stderr []byte, exitCode int) {
+	t.Helper()
+	return RunRealIn(t, "", name, args...)
+}
+
+// RunRealIn is RunReal with the working directory dir ("" for the test's own).
+// The goldens are made with dir = testdata/archives and the archive's relative
+// name as its argument; use the same to compare against them.
+func RunRealIn(t testing.TB, dir, name string, args ...string) (stdout, stderr []byte, exitCode int) {
+	t.Helper()
+	return RunCommand(t, dir, RealEnv(), RealTool(t, name), args...)
+}
+
+// RunCommand runs the program path with args in dir ("" for the test's own
+// working directory) and environment env (nil for the test's own), with no
+// standard input and a timeout of RealTimeout, and returns its standard
+// output, standard error and exit code. It is what RunReal uses; a golden test
+// can use it to run pcpkit's own binary the same way.
+func RunCommand(t testing.TB, dir string, env []string, path string, args ...string) (stdout, stderr []byte, exitCode int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), RealTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	cmd.Stdin = nil // /dev/null
+	var out, errb bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &errb
+	err := cmd.Run()
+	if ctx.Err() == context.DeadlineExceeded {
+		t.Fatalf("%s %s: timed out after %v", path, strings.Join(args, " "), RealTimeout)
+	}
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			t.Fatalf("%s %s: %v", path, strings.Join(args, " "), err)
+		}
+		exitCode = ee.ExitCode()
+		if exitCode < 0 { // killed by a signal
+			t.Fatalf("%s %s: %v\nstderr:\n%s", path, strings.Join(args, " "), err, errb.Bytes())
+		}
+	}
+	return out.Bytes(), errb.Bytes(), exitCode
+}
+
+// compressedSuffixes are the compression suffixes libpcp accepts on archive
+// files (see __pmLogOpen/index_compress in libpcp).
+var compressedSuffixes = []string{".xz", ".lzma", ".bz2", ".bz", ".gz", ".z", ".Z", ".zst"}
+
+// ArchiveBase returns the archive base name for a metadata file name
+// ("x.meta" or "x.meta.xz" and the like give "x", true); other names give
+// ("", false).
+func ArchiveBase(name string) (string, bool) {
+	for _, suf := range compressedSuffixes {
+		if strings.HasSuffix(name, ".meta"+suf) {
+			name = strings.TrimSuffix(name, suf)
+			break
+		}
+	}
+	if base, ok := strings.CutSuffix(name, ".meta"); ok && base != "" {
+		return base, true
+	}
+	return "", false
+}
+
+// ListArchives is Archives without a testing.TB.
+func ListArchives(dir string) ([]string, error) {
+	seen := map[string]bool{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || !d.Type().IsRegular() && d.Type()&fs.ModeSymlink == 0 {
+			return nil
+		}
+		base, ok := ArchiveBase(d.Name())
+		if !ok {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, filepath.Join(filepath.Dir(p), base))
+		if err != nil {
+			return err
+		}
+		seen[filepath.ToSlash(rel)] = true
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(seen))
+	for n := range seen {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// Archives lists the archives under dir, recursing into subdirectories: every
+// file named <base>.meta or <base>.meta.<compression> (.xz, .gz, .bz2, .zst,
+// ...) gives <base>. The result holds each archive once, as a slash-separated
+// path relative to dir (e.g. "basic3", "bad/trunc3"), sorted.
+func Archives(t testing.TB, dir string) []string {
+	t.Helper()
+	names, err := ListArchives(dir)
+	if err != nil {
+		t.Fatalf("testenv: listing archives in %s: %v", dir, err)
+	}
+	return names
+}
+
+// ---------------------------------------------------------------------------
+// Golden modes: testdata/pmdumplog.modes and the slugs naming golden files.
+
+// Mode is one line of a modes file: the options a tool is run with, and the
+// archives the line applies to.
+type Mode struct {
+	// Glob is the archive pattern from an "archive-glob:" prefix, "" for
+	// every archive. It may list several patterns separated by commas; see
+	// Matches.
+	Glob string
+	// Args are the tool's arguments, split on white space. A "{}" inside an
+	// argument stands for the archive; when no argument holds "{}" the
+	// archive is appended as the last argument (see ArgsFor).
+	Args []string
+}
+
+// ArchivePlaceholder stands for the archive inside a mode's arguments.
+const ArchivePlaceholder = "{}"
+
+// Matches reports whether the mode applies to archive, a slash-separated name
+// relative to the archives directory (as Archives returns). An empty Glob
+// matches every archive; otherwise the archive must match one of the
+// comma-separated patterns, where * matches any run of characters (including
+// /), ? any one character and [...] a class ([!...] or [^...] negated), as in
+// bash's [[ $archive == $pattern ]], which scripts/make-goldens.sh uses.
+func (m Mode) Matches(archive string) bool {
+	if m.Glob == "" {
+		return true
+	}
+	for _, pat := range strings.Split(m.Glob, ",") {
+		re, err := globRegexp(pat)
+		if err == nil && re.MatchString(archive) {
+			return true
+		}
+	}
+	return false
+}
+
+// globRegexp translates one shell pattern into an anchored regexp.
+func globRegexp(pat string) (*regexp.Regexp, error) {
+	var b strings.Builder
+	b.WriteString(`\A`)
+	for i := 0; i < len(pat); i++ {
+		c := pat[i]
+		switch c {
+		case '*':
+			b.WriteString(`.*`)
+		case '?':
+			b.WriteString(`.`)
+		case '[':
+			j := i + 1
+			if j < len(pat) && (pat[j] == '!' || pat[j] == '^') {
+				j++
+			}
+			if j < len(pat) && pat[j] == ']' {
+				j++
+			}
+			for j < len(pat) && pat[j] != ']' {
+				j++
+			}
+			if j >= len(pat) { // no closing ]: a literal [
+				b.WriteString(`\[`)
+				continue
+			}
+			class := pat[i+1 : j]
+			b.WriteByte('[')
+			if class[0] == '!' || class[0] == '^' {
+				b.WriteByte('^')
+				class = class[1:]
+			}
+			for k := 0; k < len(class); k++ {
+				if class[k] == '\\' || class[k] == '[' || class[k] == ']' || class[k] == '^' {
+					b.WriteByte('\\')
+				}
+				b.WriteByte(class[k])
+			}
+			b.WriteByte(']')
+			i = j
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString(`\z`)
+	return regexp.Compile(b.String())
+}
+
+// ArgsFor returns the tool's arguments for archive: Args with every "{}"
+// replaced by archive, or, when no argument holds "{}", Args followed by
+// archive.
+func (m Mode) ArgsFor(archive string) []string {
+	args := make([]string, 0, len(m.Args)+1)
+	placed := false
+	for _, a := range m.Args {
+		if strings.Contains(a, ArchivePlaceholder) {
+			a = strings.ReplaceAll(a, ArchivePlaceholder, archive)
+			placed = true
+		}
+		args = append(args, a)
+	}
+	if !placed {
+		args = append(args, archive)
+	}
+	return args
+}
+
+// Slug is ModeSlug of the mode's arguments.
+func (m Mode) Slug() string { return ModeSlug(strings.Join(m.Args, " ")) }
+
+// String gives the mode as it would be written in a modes file.
+func (m Mode) String() string {
+	s := strings.Join(m.Args, " ")
+	if m.Glob != "" {
+		if s == "" {
+			return m.Glob + ":"
+		}
+		return m.Glob + ": " + s
+	}
+	return s
+}
+
+// ModeSlug turns an option string into the file name stem of its goldens
+// (testdata/golden/<tool>/<archive>/<slug>.{out,err,rc}). The rule, which
+// scripts/make-goldens.sh implements too (its --slug option prints it):
+//
+//   - The options are split on white space into tokens; the encoded tokens
+//     are joined with "_". No tokens at all give "_none_".
+//   - A token starting with "-" (other than "-" itself) is an option: its
+//     first "-" is dropped and each upper-case ASCII letter X in the rest is
+//     written "^X", so "-a" is "a", "-xxx" is "xxx", "-I" is "^I" (the slugs
+//     of -i and -I then differ on case-insensitive file systems too).
+//   - Any other token is an argument, written "=" followed by the token:
+//     "EST5EDT" is "=EST5EDT", "kernel.all.load" is "=kernel.all.load".
+//   - Within a token, "{}" (the archive placeholder) is written "@"; the bytes
+//     a-z, A-Z, 0-9, ".", "+", "," and "-" stand for themselves, except that a
+//     "-" or "." that would begin the encoded token is escaped; every other
+//     byte is written "%XX" (upper-case hex), so "_", "=", "@", "^", "%",
+//     "/", ":" and the like never appear unescaped in a token.
+//
+// Examples: "-a" → "a"; "-xxx -t" → "xxx_t"; "-Z EST5EDT -a" →
+// "^Z_=EST5EDT_a" (arguments keep their case); "-S +2 -T +5" →
+// "^S_=+2_^T_=+5"; "-m sample.event.highres_records" →
+// "m_=sample.event.highres%5Frecords"; "-v {}.meta" → "v_=@.meta";
+// "--foo" → "%2Dfoo"; "" → "_none_".
+//
+// The encoding is injective, and the result is a safe file name that never
+// begins with "-" or ".".
+func ModeSlug(opts string) string {
+	toks := strings.Fields(opts)
+	if len(toks) == 0 {
+		return "_none_"
+	}
+	enc := make([]string, len(toks))
+	for i, tok := range toks {
+		enc[i] = encodeToken(tok)
+	}
+	return strings.Join(enc, "_")
+}
+
+func encodeToken(tok string) string {
+	var b strings.Builder
+	option := len(tok) > 1 && tok[0] == '-'
+	if option {
+		tok = tok[1:]
+	} else {
+		b.WriteByte('=')
+	}
+	for i := 0; i < len(tok); i++ {
+		c := tok[i]
+		switch {
+		case strings.HasPrefix(tok[i:], ArchivePlaceholder):
+			b.WriteByte('@')
+			i++
+		case (c == '-' || c == '.') && b.Len() == 0:
+			fmt.Fprintf(&b, "%%%02X", c)
+		case option && 'A' <= c && c <= 'Z':
+			b.WriteByte('^')
+			b.WriteByte(c)
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9',
+			c == '.', c == '+', c == ',', c == '-':
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+// ParseModes reads a modes file. Its syntax:
+//
+//   - Blank lines, and lines whose first non-blank character is "#", are
+//     ignored.
+//   - Every other line is "[archive-glob: ] option ...": the tokens are split
+//     on white space, with no quoting ("'", "\"", "\\" and "`" are refused, as
+//     is a token starting with "#"). If the first token ends with ":" and does
+//     not start with "-", it is the archive glob (without the ":"), which may
+//     list several patterns separated by commas: the line applies only to the
+//     archives it matches (see Mode.Matches). "*:" alone means: no options.
+//   - A line may not appear twice; two lines with the same glob may not give
+//     the same slug, nor slugs equal but for case.
+func ParseModes(r io.Reader) ([]Mode, error) {
+	var modes []Mode
+	sc := bufio.NewScanner(r)
+	seen := map[string]int{}
+	lineno := 0
+	for sc.Scan() {
+		lineno++
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if i := strings.IndexAny(line, "'\"\\`"); i >= 0 {
+			return nil, fmt.Errorf("line %d: %q: no quoting or escapes: arguments are split on white space", lineno, line)
+		}
+		toks := strings.Fields(line)
+		var m Mode
+		if first := toks[0]; strings.HasSuffix(first, ":") && !strings.HasPrefix(first, "-") {
+			m.Glob = strings.TrimSuffix(first, ":")
+			toks = toks[1:]
+			if m.Glob == "" {
+				return nil, fmt.Errorf("line %d: %q: empty archive glob", lineno, line)
+			}
+			for _, pat := range strings.Split(m.Glob, ",") {
+				if pat == "" {
+					return nil, fmt.Errorf("line %d: %q: empty pattern in archive glob", lineno, line)
+				}
+				if _, err := globRegexp(pat); err != nil {
+					return nil, fmt.Errorf("line %d: %q: bad archive glob: %v", lineno, line, err)
+				}
+			}
+		}
+		for _, tok := range toks {
+			if strings.HasPrefix(tok, "#") {
+				return nil, fmt.Errorf("line %d: %q: comments must be on lines of their own", lineno, line)
+			}
+		}
+		m.Args = toks
+		if len(m.Args) == 0 && m.Glob == "" {
+			return nil, fmt.Errorf("line %d: %q: no options", lineno, line)
+		}
+		key := m.Glob + "\x00" + strings.ToLower(m.Slug())
+		if prev, ok := seen[key]; ok {
+			return nil, fmt.Errorf("line %d: %q: same golden file name as line %d", lineno, line, prev)
+		}
+		seen[key] = lineno
+		modes = append(modes, m)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	return modes, nil
+}
+
+// ReadModes reads and parses the modes file at path (see ParseModes), failing
+// the test on any error.
+func ReadModes(t testing.TB, path string) []Mode {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("testenv: %v", err)
+	}
+	defer f.Close()
+	modes, err := ParseModes(f)
+	if err != nil {
+		t.Fatalf("testenv: %s: %v", path, err)
+	}
+	return modes
+}
+
+// Case is one golden case: an archive and a mode that applies to it.
+type Case struct {
+	Archive string // relative to the archives directory, slash-separated
+	Mode    Mode
+}
+
+// Slug is the case's golden file name stem.
+func (c Case) Slug() string { return c.Mode.Slug() }
+
+// Args are the tool's arguments for the case (Mode.ArgsFor).
+func (c Case) Args() []string { return c.Mode.ArgsFor(c.Archive) }
+
+// Name is a subtest name for the case: "<archive>/<slug>".
+func (c Case) Name() string { return c.Archive + "/" + c.Slug() }
+
+// Cases pairs every archive with every mode that matches it, archives in the
+// given order, modes in file order. Two modes that match the same archive
+// must not give the same slug (nor slugs equal but for case).
+func Cases(archives []string, modes []Mode) ([]Case, error) {
+	var cases []Case
+	for _, a := range archives {
+		seen := map[string]Mode{}
+		for _, m := range modes {
+			if !m.Matches(a) {
+				continue
+			}
+			k := strings.ToLower(m.Slug())
+			if prev, ok := seen[k]; ok {
+				return nil, fmt.Errorf("archive %s: modes %q and %q give the same golden file name", a, prev, m)
+			}
+			seen[k] = m
+			cases = append(cases, Case{Archive: a, Mode: m})
+		}
+	}
+	return cases, nil
+}
+
+// GoldenCases lists the golden cases of tool: the archives in
+// <repo>/testdata/archives crossed with the modes in
+// <repo>/testdata/<tool>.modes.
+func GoldenCases(t testing.TB, tool string) []Case {
+	t.Helper()
+	root := RepoRoot(t)
+	archives := Archives(t, filepath.Join(root, "testdata", "archives"))
+	modes := ReadModes(t, filepath.Join(root, "testdata", tool+".modes"))
+	cases, err := Cases(archives, modes)
+	if err != nil {
+		t.Fatalf("testenv: %v", err)
+	}
+	return cases
+}
+
+// Golden is what the real tool printed for one case.
+type Golden struct {
+	Stdout, Stderr []byte
+	ExitCode       int
+}
+
+// GoldenPath returns the path stem of the golden files of tool for c:
+// <repo>/testdata/golden/<tool>/<archive>/<slug>; add ".out", ".err" or ".rc".
+func GoldenPath(t testing.TB, tool string, c Case) string {
+	t.Helper()
+	return filepath.Join(RepoRoot(t), "testdata", "golden", tool, filepath.FromSlash(c.Archive), c.Slug())
+}
+
+// ReadGolden reads the golden files of tool for c. The .rc file holds the exit
+// code in decimal followed by a newline.
+func ReadGolden(t testing.TB, tool string, c Case) Golden {
+	t.Helper()
+	stem := GoldenPath(t, tool, c)
+	var g Golden
+	var err error
+	if g.Stdout, err = os.ReadFile(stem + ".out"); err != nil {
+		t.Fatalf("testenv: golden missing (run make goldens): %v", err)
+	}
+	if g.Stderr, err = os.ReadFile(stem + ".err"); err != nil {
+		t.Fatalf("testenv: golden missing (run make goldens): %v", err)
+	}
+	rc, err := os.ReadFile(stem + ".rc")
+	if err != nil {
+		t.Fatalf("testenv: golden missing (run make goldens): %v", err)
+	}
+	if g.ExitCode, err = strconv.Atoi(strings.TrimSpace(string(rc))); err != nil {
+		t.Fatalf("testenv: %s.rc: %v", stem, err)
+	}
+	return g
+}
+
+// ArchivesDir returns <repo>/testdata/archives, the working directory the
+// goldens are made in.
+func ArchivesDir(t testing.TB) string {
+	t.Helper()
+	return filepath.Join(RepoRoot(t), "testdata", "archives")
+}
