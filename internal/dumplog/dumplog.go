@@ -119,7 +119,10 @@ func (d *dumper) fail(format string, a ...any) int {
 func (d *dumper) run(args []string) int {
 	opts, operands, err := getopt.Parse(args, shortOpts, longOpts)
 	if err != nil {
-		fmt.Fprintf(d.errw, "pmdumplog: %v\n%s", err, usage)
+		for _, e := range err.(getopt.Errors) {
+			fmt.Fprintf(d.errw, "pmdumplog: %s\n", e)
+		}
+		fmt.Fprint(d.errw, usage)
 		return 1
 	}
 	o := &d.opt
@@ -177,6 +180,10 @@ func (d *dumper) run(args []string) int {
 		case 1000:
 			o.json = true
 		}
+	}
+	if o.hostzone && o.tz != "" {
+		fmt.Fprintf(d.errw, "pmdumplog: at most one of -Z and -z allowed\n%s", usage)
+		return 1
 	}
 	if o.rawSet {
 		if len(operands) > 0 || len(opts) > 1 {

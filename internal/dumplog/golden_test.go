@@ -140,6 +140,12 @@ func TestInteropErrors(t *testing.T) {
 		{"nosuch"}, {"a,b"}, {"../pcp-qa-archives/multi"}, {"-?"},
 		{"synth3", "no.such.metric"}, {"synth3", "synth.ctr32", "no.such"}, {"-M", "synth3", "synth.ctr32"},
 		{"synth3", "synth"}, {"-s", "synth3", "synth.multi", "synth.inst"},
+		// an archive named by any of its files, compressed or not
+		{"-l", "synth3.0"}, {"-l", "synth3.meta"}, {"-l", "synth3.index"}, {"-l", "./synth3"},
+		{"-l", "../pcp-qa-archives/synth/ok-foo-xz.0.xz"}, {"-l", "../pcp-qa-archives/synth/ok-foo-xz.meta.xz"},
+		{"-l", "../pcp-qa-archives/19970807.09.54.0"}, {"-l", "bad/nometa3"}, {"-l", "bad/nometa3.0"},
+		{"-n", "/nonexistent", "synth3"}, {"--bogus", "-Q", "--start", "-S"}, {"-Z", "A", "-Z", "B", "-l", "synth3"}, {"-Z", "AEST-10AEDT,M10.1.0,M4.1.0/3", "-l", "synth3"},
+		{"-Z", ":Europe/Berlin", "-l", "synth3"}, {"-z", "-Z", "EST5EDT", "-l", "synth3"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			wout, werr, wrc := testenv.RunRealIn(t, dir, "pmdumplog", args...)

@@ -24,25 +24,41 @@ type Opt struct {
 	Arg   string
 }
 
+// Errors are the complaints of one parse, each exactly what GNU getopt
+// prints after "prog: ". Like getopt, parsing goes on after a bad option,
+// so a command line can have several.
+type Errors []string
+
+func (e Errors) Error() string { return strings.Join(e, "\n") }
+
 // Parse parses args (without the program name) against the short option
 // string (getopt syntax: a letter, followed by ':' if it takes an argument)
 // and the long options. It returns the options in order, the remaining
-// operands in order, and an error whose text is exactly what GNU getopt
-// prints after "prog: ".
+// operands in order, and, if any option was bad, an Errors.
 func Parse(args []string, short string, longs []Long) ([]Opt, []string, error) {
+	opts, operands, errs := parse(args, short, longs)
+	if len(errs) > 0 {
+		return opts, operands, errs
+	}
+	return opts, operands, nil
+}
+
+func parse(args []string, short string, longs []Long) ([]Opt, []string, Errors) {
 	var opts []Opt
 	var operands []string
+	var errs Errors
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--":
 			operands = append(operands, args[i+1:]...)
-			return opts, operands, nil
+			return opts, operands, errs
 		case strings.HasPrefix(a, "--"):
 			name, val, hasVal := strings.Cut(a[2:], "=")
 			l, err := findLong(name, longs)
 			if err != nil {
-				return opts, operands, err
+				errs = append(errs, err.Error())
+				continue
 			}
 			o := Opt{Short: l.Short, Name: l.Name}
 			if l.HasArg {
@@ -52,10 +68,12 @@ func Parse(args []string, short string, longs []Long) ([]Opt, []string, error) {
 					i++
 					o.Arg = args[i]
 				} else {
-					return opts, operands, fmt.Errorf("option '--%s' requires an argument", l.Name)
+					errs = append(errs, fmt.Sprintf("option '--%s' requires an argument", l.Name))
+					continue
 				}
 			} else if hasVal {
-				return opts, operands, fmt.Errorf("option '--%s' doesn't allow an argument", l.Name)
+				errs = append(errs, fmt.Sprintf("option '--%s' doesn't allow an argument", l.Name))
+				continue
 			}
 			opts = append(opts, o)
 		case len(a) > 1 && a[0] == '-':
@@ -63,7 +81,8 @@ func Parse(args []string, short string, longs []Long) ([]Opt, []string, error) {
 				c := rune(a[j])
 				k := strings.IndexRune(short, c)
 				if c == ':' || k < 0 {
-					return opts, operands, fmt.Errorf("invalid option -- '%c'", c)
+					errs = append(errs, fmt.Sprintf("invalid option -- '%c'", c))
+					continue
 				}
 				if k+1 < len(short) && short[k+1] == ':' {
 					o := Opt{Short: c}
@@ -73,7 +92,8 @@ func Parse(args []string, short string, longs []Long) ([]Opt, []string, error) {
 						i++
 						o.Arg = args[i]
 					} else {
-						return opts, operands, fmt.Errorf("option requires an argument -- '%c'", c)
+						errs = append(errs, fmt.Sprintf("option requires an argument -- '%c'", c))
+						break
 					}
 					opts = append(opts, o)
 					break
@@ -84,7 +104,7 @@ func Parse(args []string, short string, longs []Long) ([]Opt, []string, error) {
 			operands = append(operands, a)
 		}
 	}
-	return opts, operands, nil
+	return opts, operands, errs
 }
 
 func findLong(name string, longs []Long) (*Long, error) {

@@ -28,6 +28,7 @@ func TestParse(t *testing.T) {
 		{args: []string{"--s"}, err: "option '--s' is ambiguous; possibilities: '--start' '--sizes'"},
 		{args: []string{"--start"}, err: "option '--start' requires an argument"},
 		{args: []string{"--all=1"}, err: "option '--all' doesn't allow an argument"},
+		{args: []string{"-Q", "--bogus", "-a"}, err: "invalid option -- 'Q'\nunrecognized option '--bogus'"},
 	} {
 		opts, operands, err := Parse(tc.args, "aS:sx", longs)
 		if tc.err != "" {
