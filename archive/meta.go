@@ -115,6 +115,8 @@ type Meta struct {
 	indoms       map[pmapi.InDom][]InDomSnapshot
 	InDomOrder   []pmapi.InDom // instance domains in order of first record
 
+	Size int64 // bytes in the (decompressed) .meta file
+
 	Labels    []LabelRecord // in file order, repeated label sets dropped
 	labelSeen map[labelKey]string
 	Texts     []HelpText // in file order
@@ -231,6 +233,7 @@ func loadMeta(file string, r io.Reader, start int64, version int) (*Meta, error)
 	for recno := 2; ; recno++ {
 		n, err := io.ReadFull(r, hdr[:])
 		if err == io.EOF {
+			d.meta.Size = off
 			return d.meta, nil
 		}
 		if err != nil {

@@ -84,12 +84,21 @@ type options struct {
 	rawSet, startSet, finishSet           bool
 }
 
+// nameSpace answers name lookups: the archive's own namespace, or the one
+// loaded with -n.
+type nameSpace interface {
+	Lookup(name string) (pmapi.PMID, bool)
+	Names(pmid pmapi.PMID) []string
+	Traverse(name string) []string
+}
+
 // dumper holds the state of one run.
 type dumper struct {
 	opt    options
 	out    *bufio.Writer
 	errw   io.Writer
 	a      *archive.Archive
+	ns     nameSpace
 	z      *pcptime.Zone
 	ver    int
 	start  pmapi.Timestamp // label start
@@ -220,7 +229,7 @@ func (d *dumper) run(args []string) int {
 		return d.fail("Cannot open archive %q: %s", name, errText(err))
 	}
 	defer a.Close()
-	d.a, d.ver, d.start = a, a.Version(), a.Label().Start
+	d.a, d.ver, d.start, d.ns = a, a.Version(), a.Label().Start, a.Meta()
 	if rc := d.setZone(); rc != 0 {
 		return rc
 	}
@@ -260,12 +269,11 @@ func sysErrText(err error) string {
 }
 
 func (d *dumper) selectMetrics(names []string) int {
-	m := d.a.Meta()
 	d.sel = map[pmapi.PMID]bool{}
 	for _, n := range names {
-		leaves := m.Traverse(n)
+		leaves := d.ns.Traverse(n)
 		for _, full := range leaves {
-			p, _ := m.Lookup(full)
+			p, _ := d.ns.Lookup(full)
 			if !d.sel[p] {
 				d.pmids = append(d.pmids, p)
 				d.sel[p] = true

@@ -2,6 +2,7 @@ package dumplog
 
 import (
 	"bytes"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
@@ -152,5 +153,56 @@ func TestInteropErrors(t *testing.T) {
 			out, errs, rc := run(t, dir, args)
 			compare(t, "pmdumplog "+strings.Join(args, " "), string(wout), string(werr), wrc, out, errs, rc)
 		})
+	}
+}
+
+// TestInteropNoNames strips the names from synth3's first descriptor (a
+// copy in a temporary directory) and compares the placeholders the two
+// tools print: "<noname>" in descriptors, "<nonames>" in values.
+func TestInteropNoNames(t *testing.T) {
+	testenv.RealTool(t, "pmdumplog")
+	src := testenv.SharedDir(t, "pcp-made-archives")
+	dir := t.TempDir()
+	for _, ext := range []string{".0", ".index"} {
+		b, err := os.ReadFile(filepath.Join(src, "synth3"+ext))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "synth3"+ext), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	meta, err := os.ReadFile(filepath.Join(src, "synth3.meta"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := append([]byte(nil), meta[:808]...)
+	done := false
+	for off := 808; off+8 <= len(meta); {
+		n := int(binary.BigEndian.Uint32(meta[off:]))
+		rec := meta[off : off+n]
+		if binary.BigEndian.Uint32(rec[4:]) == 1 && !done {
+			// type 1 (descriptor): keep the 20-byte pmDesc, no names
+			done = true
+			r := binary.BigEndian.AppendUint32(nil, 36)
+			r = binary.BigEndian.AppendUint32(r, 1)
+			r = append(r, rec[8:28]...)
+			r = binary.BigEndian.AppendUint32(r, 0)
+			rec = binary.BigEndian.AppendUint32(r, 36)
+		}
+		out = append(out, rec...)
+		off += n
+	}
+	if err := os.WriteFile(filepath.Join(dir, "synth3.meta"), out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"-dm", "-a", "-x"} {
+		args := []string{mode, "synth3"}
+		wout, werr, wrc := testenv.RunRealIn(t, dir, "pmdumplog", args...)
+		if !bytes.Contains(wout, []byte("<nonames>")) && mode != "-a" {
+			t.Fatalf("the real pmdumplog printed no <nonames>: the test archive is wrong")
+		}
+		gout, gerr, grc := run(t, dir, args)
+		compare(t, "pmdumplog "+strings.Join(args, " "), string(wout), string(werr), wrc, gout, gerr, grc)
 	}
 }

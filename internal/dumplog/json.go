@@ -63,7 +63,7 @@ func (d *dumper) jsonValues(out []jsonValue, r *archive.Record, i int) []jsonVal
 	p := r.PMID(i)
 	desc, _ := d.a.Meta().Desc(p)
 	base := jsonValue{PMID: p.String()}
-	if n := d.a.Meta().Names(p); len(n) > 0 {
+	if n := d.ns.Names(p); len(n) > 0 {
 		base.Name = n[0]
 	}
 	if desc != nil {

@@ -183,7 +183,7 @@ func (d *dumper) vset(b []byte, r *archive.Record, i int) []byte {
 		}
 		return b
 	}
-	b = fmt.Appendf(b, "    %s (%s):", p, d.names(p))
+	b = fmt.Appendf(b, "    %s (%s):", p, d.names(p, "<nonames>"))
 	switch {
 	case nv == 0:
 		return append(b, " No values returned!\n"...)
@@ -223,7 +223,7 @@ func (d *dumper) appendValue(b []byte, desc *pmapi.Desc, v *pmapi.Value) []byte 
 func (d *dumper) event(b []byte, r *archive.Record, i, j int, desc *pmapi.Desc) []byte {
 	p := r.PMID(i)
 	v := r.Value(i, j)
-	b = fmt.Appendf(b, "    %s (%s", p, d.names(p))
+	b = fmt.Appendf(b, "    %s (%s", p, d.names(p, "<nonames>"))
 	if desc.InDom != pmapi.InDomNull {
 		b = append(b, '[')
 		b = d.appendInst(b, desc, v.Inst, r.Stamp)
@@ -279,7 +279,7 @@ func (d *dumper) event(b []byte, r *archive.Record, i, j int, desc *pmapi.Desc) 
 				b = fmt.Appendf(b, "        PMID: %s: pmLookupDesc: %s\n", ep.PMID, pmapi.ErrPMIDLog.Error())
 				continue
 			}
-			b = fmt.Appendf(b, "        %s (%s): value ", ep.PMID, d.names(ep.PMID))
+			b = fmt.Appendf(b, "        %s (%s): value ", ep.PMID, d.names(ep.PMID, "<nonames>"))
 			pv := pmapi.Value{Inst: pmapi.InstNull, BlockType: ep.Type, Block: ep.Value}
 			// Unpacked event parameters of 32-bit types are insitu.
 			if (ep.Type == pmapi.Type32 || ep.Type == pmapi.TypeU32) && len(ep.Value) == 4 {

@@ -81,10 +81,13 @@ func typeName(t pmapi.Type) string {
 	return fmt.Sprintf("???")
 }
 
-func (d *dumper) names(p pmapi.PMID) string {
-	n := d.a.Meta().Names(p)
+// names is the "a or b" list of p's names, or the placeholder the real
+// tool prints where there are none: "<noname>" in descriptors,
+// "<nonames>" in values.
+func (d *dumper) names(p pmapi.PMID, none string) string {
+	n := d.ns.Names(p)
 	if len(n) == 0 {
-		return "<noname>"
+		return none
 	}
 	return strings.Join(n, " or ")
 }
@@ -120,7 +123,7 @@ func (d *dumper) dumpDescs() {
 	b := append(d.buf, "\nDescriptions for Metrics in the Log ...\n"...)
 	for _, k := range h.Keys() {
 		desc, _ := m.Desc(pmapi.PMID(k))
-		b = fmt.Appendf(b, "PMID: %s (%s)\n", desc.PMID, d.names(desc.PMID))
+		b = fmt.Appendf(b, "PMID: %s (%s)\n", desc.PMID, d.names(desc.PMID, "<noname>"))
 		b = d.appendDesc(b, desc)
 	}
 	d.buf = b
@@ -348,6 +351,9 @@ func (d *dumper) dumpIndex() {
 	for _, e := range d.a.Index() {
 		b = d.stamp(b, e.Stamp)
 		b = fmt.Appendf(b, "\t  %5d  %11d  %11d\n", e.Vol, e.MetaOff, e.DataOff)
+		if e.MetaOff > d.a.Meta().Size {
+			b = fmt.Appendf(b, "\t\tError: offset to meta file past end of file (%d)\n", d.a.Meta().Size)
+		}
 		if d.a.VolumePath(int(e.Vol)) == "" {
 			b = fmt.Appendf(b, "\t\tWarning: file missing for log volume %d\n", e.Vol)
 		} else if sz, err := d.a.VolumeSize(int(e.Vol)); err == nil && e.DataOff > sz {
