@@ -8,7 +8,7 @@ import "strings"
 // 00:00:00).
 type ctimeFields struct {
 	year, mon, mday, hour, min, sec int64 // year is the full year, mon 0..11
-	nsec                                int64
+	nsec                            int64
 }
 
 var (

@@ -36,7 +36,7 @@ func TestParseIntervalTable(t *testing.T) {
 		{in: " ", sec: 0},
 		{in: "-0", sec: 0},
 		{in: "0.9999999999", sec: 0, nsec: 1000000000}, // not normalised
-		{in: "26.7nanosecond 73e-12hr", nsec: 289},      // extended precision rounding
+		{in: "26.7nanosecond 73e-12hr", nsec: 289},     // extended precision rounding
 		{in: "2.5e-9", nsec: 3},
 		{in: "1.5nsec", nsec: 1},
 		{in: "nan", sec: -1 << 63, nsec: -1 << 63},

@@ -51,7 +51,7 @@ func readTZif(path string) (*tzFile, error) {
 
 // tzifHeader holds the six counts of a TZif header.
 type tzifHeader struct {
-	version                                          byte
+	version                                               byte
 	isutcnt, isstdcnt, leapcnt, timecnt, typecnt, charcnt int
 }
 
@@ -218,7 +218,11 @@ func (f *tzFile) computeRuleOffsets() {
 // the user's daylight offset when the same string is loaded twice in a
 // row, as mktime(3) does by calling tzset again). So with the usual
 // America/New_York posixrules, TZ=XST5XDT4 (the same offsets) ends daylight
-// time four hours early in localtime(3) but not in mktime(3).
+// time four hours early in localtime(3) but not in mktime(3). Zone.Lookup
+// uses 0, which is what the PCP tools see when the user's TZ is a file
+// without transitions such as UTC: libpcp's pmLocaltime sets TZ to the
+// reporting zone and back around every conversion. With other user zones
+// glibc's answer depends on the conversions before.
 func (f *tzFile) withUserOffsets(std, dst string, stdOff, dstOff, ruleDST int64) *tzFile {
 	if len(f.types) < 2 {
 		return nil

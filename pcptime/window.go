@@ -49,28 +49,45 @@ func ParseWindow(start, end, align, origin string, archiveStart, archiveEnd pmap
 //   - A bound is "[+]interval" (after the reference: the archive start for
 //     -S, the window start for -T and -O), "-interval" (before the archive
 //     end for -S and -T, the window end for -O), or "@datetime", absolute in
-//     zone. A datetime in ctime(3) order ("Mon Mar  4 13:07:47 1996",
-//     "Nov 14", "22:13:21.5", "10:00pm 2023") takes its missing high-order
-//     fields from the reference time and advances a day, month or year
-//     when the first given field is earlier than the reference's (so
-//     "@10:00" after a 22:13 reference is 10:00 the next day, but "@22:13:19"
-//     stays on the same day); other forms ("2023-11-14 22:13:21",
-//     "yesterday", "2 hours ago") go through a getdate(3) grammar. An
-//     interval that does not parse is also tried with getdate.
+//     zone; leading white space is skipped.
+//   - A datetime in ctime(3) order ("Mon Mar  4 13:07:47 1996", "Nov 14",
+//     "22:13:21.5", "10:00pm 2023") takes its missing high-order fields from
+//     the reference time and advances a day, month or year when the first
+//     given field is earlier than the reference's (so "@10:00" after a
+//     22:13 reference is 10:00 the next day, but "@22:13:19" stays on the
+//     same day, before the reference). It is converted with glibc's
+//     mktime, whose guess for an ambiguous or missing local time depends
+//     on its previous call; the bounds of one window share that state as
+//     they do in a tool.
+//   - Other datetimes ("2023-11-14 22:13:21", "14 Nov 2023", "yesterday",
+//     "2 hours ago", "Wed", "10:00 EST") go through a getdate(3) grammar
+//     (see getdate.go): relative expressions count from the archive end
+//     when they say "ago" or are negative and from the reference
+//     otherwise, the rest from spec.Now. A bound that is not a valid
+//     interval is also tried with getdate (so "3x" is 03:00 today in
+//     military zone X).
 //   - Start is raised to the archive start, End lowered to the archive
 //     end; Origin (default Start, then unchecked) is brought into
 //     [Start, End].
 //   - -A aligns Start up to a multiple of the interval since the epoch,
 //     and an explicit Origin too (or down to the last multiple before End
-//     if up passes it);
-//     when that is impossible the unaligned time stays and warning says
-//     "alignment specified by -A switch could not be applied" (with an
-//     empty Message if a later -T or -O was parsed: libpcp drops the text
-//     but still returns 0; the tools print nothing for warnings).
+//     if up passes it); when that is impossible the unaligned time stays
+//     and warning says "alignment specified by -A switch could not be
+//     applied" (with an empty Message if a later -T or -O was parsed:
+//     libpcp drops the text but still returns 0; the tools print nothing
+//     for warnings).
 //
-// On an error (libpcp returns -1) err is set and the window is zero; the
-// tools print "<prog>: invalid time window." (pmdumplog, via pmGetOptions)
-// or their own line, then err.Message(), then an empty line.
+// On an error (libpcp returns -1) err is set and the window is zero. Its
+// Input is the bound after its '+', '-' or '@': for "@datetime" the ctime
+// parser's complaint ("unexpected value", "more information expected"),
+// otherwise the interval parser's. The tools print "<prog>: invalid time
+// window." (pmdumplog and pmval via pmGetOptions), then err.Message(),
+// then an empty line, and exit 1.
+//
+// Known gaps: getdate forms combining "today", "yesterday" or "tomorrow"
+// with relative units can differ by an hour near a change of daylight
+// time; "-" or "+" followed by nothing valid is taken as getdate's
+// midnight today, which libpcp treats differently for "-".
 func ParseWindowSpec(spec WindowSpec, archiveStart, archiveEnd pmapi.Timestamp, zone *Zone) (w Window, warning, err *ParseError) {
 	if zone == nil {
 		zone = LocalZone()
@@ -171,7 +188,9 @@ type timespec struct{ sec, nsec int64 }
 
 func fromTimestamp(t pmapi.Timestamp) timespec { return timespec{t.Sec, int64(t.Nsec)} }
 
-func (t timespec) timestamp() pmapi.Timestamp { return pmapi.Timestamp{Sec: t.sec, Nsec: int32(t.nsec)} }
+func (t timespec) timestamp() pmapi.Timestamp {
+	return pmapi.Timestamp{Sec: t.sec, Nsec: int32(t.nsec)}
+}
 
 func (t timespec) before(u timespec) bool {
 	return t.sec < u.sec || t.sec == u.sec && t.nsec < u.nsec

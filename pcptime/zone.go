@@ -46,20 +46,38 @@ var UTC = &Zone{spec: "UTC", rules: utcRules()}
 
 // LoadZone returns the zone the C library uses when the environment holds
 // TZ=tz, the way the PCP tools apply the user's $TZ, an archive label's
-// zone (-z) or an explicit -Z argument. It never fails; it follows glibc:
+// zone (-z) or an explicit -Z argument. It never fails; it follows glibc
+// 2.36:
 //
 //   - "" means "Universal" and a leading ':' is dropped;
 //   - the value is first tried as a TZif file, relative to $TZDIR (default
 //     /usr/share/zoneinfo) unless it starts with '/'; so "EST5EDT", "UTC"
-//     and "Europe/Berlin" are files;
-//   - an empty name (TZ=":") or /etc/localtime that cannot be read is UTC;
-//   - anything else is a POSIX rule string; a daylight zone without rules
-//     ("AEST-10AEDT") takes its change dates from the "posixrules" file
-//     shifted to the given offsets (or the US rules M3.2.0,M11.1.0 if there
-//     is no such file);
-//   - what cannot be parsed keeps what was parsed before the error, so
-//     "garbage!" is UTC called "garbage", "ab" is UTC with an empty name
-//     and "EST5xy" is, most of the year, UTC with an empty name.
+//     and "Europe/Berlin" are files, and a file wins over a rule string of
+//     the same name;
+//   - an empty name (TZ=":") or an unreadable /etc/localtime is UTC, named
+//     "UTC";
+//   - anything else is a POSIX rule string "std offset [dst [offset]
+//     [,start[/time],end[/time]]]" with Mm.w.d, Jn and n dates and times
+//     from -167 to 167 hours; the rules apply to the UTC year of an instant,
+//     and for years up to 1970 they are counted from January 1st 1970;
+//   - a daylight zone without rules ("AEST-10AEDT", "XST5XDT,") takes its
+//     change dates from the "posixrules" file (America/New_York on Debian):
+//     changes to daylight time move by the standard offsets' difference,
+//     changes back by the user's daylight offset alone (a glibc quirk, see
+//     withUserOffsets, that makes "XST5XDT" leave daylight time four hours
+//     before New York does), and after the file's last transition (2037)
+//     its own rule string applies, names and offsets included ("EDT -0400"
+//     for "AEST-10AEDT" in 2096). Without posixrules the US rules
+//     M3.2.0,M11.1.0 apply;
+//   - what cannot be parsed keeps what was parsed before the error and
+//     zero for the rest: "garbage!" is UTC named "garbage", "ab" is UTC
+//     named "", "EST5xy" has an unnamed daylight time at offset 0 from
+//     January 1st 05:00 UTC to the end of the year, and a rule date that
+//     fails its range check is still used with the fields it read (a month
+//     outside 1..12 reads outside glibc's table; that is approximated).
+//
+// glibc caches a rule's change per year and marks never-parsed rules as
+// computed for year 0 with change 0; that is reproduced for year 0 too.
 func LoadZone(tz string) *Zone {
 	return loadZone(tz, true)
 }

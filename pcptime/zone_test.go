@@ -39,7 +39,7 @@ var zoneSpecs = []string{
 	"EST5EDT,M3.6.0,M11.1.0", "EST5EDT,M3.2.0,M11", "EST5EDT;M3.2.0,M11.1.0", "EST5EDT,J,J",
 	"garbage!", "ab", "a", "Foo", "Foo0", "Foo+", "Foo-", "<AB>5", "<ABC", "<ABC>", "<A!C>5",
 	"12", "-5", " EST5", "EST 5", "EST5EDT 4", "Universal5", "EST5EDT,M3.2.0 ,M11.1.0",
-	"EST5EDT,M 3.2.0,M11.1.0", "EST5EDT,M+3.+2.+0,M11.1.0", 
+	"EST5EDT,M 3.2.0,M11.1.0", "EST5EDT,M+3.+2.+0,M11.1.0",
 	"EST5EDT,M3.2.0/99999,M11.1.0", "EST5EDT,M3.2.0/-0,M11.1.0/-",
 	"EST99999999999999999999", "EST-99999999999999999999EDT",
 }
@@ -167,7 +167,7 @@ func TestZoneExamples(t *testing.T) {
 		want string
 	}{
 		{"AEST-10AEDT", 4000000000, "2096-10-02 03:06:40 EDT -14400 2"}, // posixrules' own footer wins after 2037
-		{"AEST-10AEDT", 1720000000, "2024-07-03 20:46:40 AEDT 39600 3"},  // posixrules' dates, the user's offsets
+		{"AEST-10AEDT", 1720000000, "2024-07-03 20:46:40 AEDT 39600 3"}, // posixrules' dates, the user's offsets
 		{"EST5xy", 0, "1969-12-31 19:00:00 EST -18000 3"},
 		{"EST5xy", 1700000000, "2023-11-14 22:13:20  0 2"},
 		{"garbage!", 1700000000, "2023-11-14 22:13:20 garbage 0 2"},
