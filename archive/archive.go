@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -61,7 +62,9 @@ func Open(name string) (*Archive, error) {
 	return a, nil
 }
 
-// readLabel reads and checks the label at the start of stream r.
+// readLabel reads and checks the label at the start of stream r. It reads
+// the length and magic words first, so that a file that is not an archive
+// is reported as such, whatever its length.
 func readLabel(path string, r io.Reader) (*Label, error) {
 	buf := make([]byte, LabelSizeV3)
 	n, err := io.ReadFull(r, buf[:8])
@@ -71,21 +74,17 @@ func readLabel(path string, r io.Reader) (*Label, error) {
 	if err != nil {
 		return nil, formatErr(path, 0, 1, pmapi.ErrLabel, "label record truncated at %d bytes", n)
 	}
+	if magic := binary.BigEndian.Uint32(buf[4:]); magic&0xffffff00 != Magic {
+		return nil, formatErr(path, 4, 1, pmapi.ErrLabel, "bad magic number 0x%08x", magic)
+	}
 	size := LabelSizeV2
 	if buf[7] == 3 {
 		size = LabelSizeV3
 	}
 	if m, err := io.ReadFull(r, buf[8:size]); err != nil {
-		if _, derr := DecodeLabel(path, buf[:8]); derr != nil && Code(derr) == pmapi.ErrLabel && bytesMagicBad(buf) {
-			return nil, derr
-		}
 		return nil, formatErr(path, 0, 1, pmapi.ErrLabel, "label record truncated at %d bytes", 8+m)
 	}
 	return DecodeLabel(path, buf[:size])
-}
-
-func bytesMagicBad(b []byte) bool {
-	return len(b) >= 8 && (uint32(b[4])<<24|uint32(b[5])<<16|uint32(b[6])<<8)&0xffffff00 != Magic
 }
 
 func (a *Archive) loadMeta() error {
