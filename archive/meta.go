@@ -523,7 +523,9 @@ func (m *Meta) addInDom(ir InDomRecord) {
 // children of each node newest first (each new child goes to the front of
 // its parent's list). The empty name means the whole namespace.
 func (m *Meta) Traverse(name string) []string {
-	if _, ok := m.byName[name]; ok {
+	// An empty metric name (only in a damaged .meta) must not hide the
+	// whole namespace.
+	if _, ok := m.byName[name]; ok && name != "" {
 		return []string{name}
 	}
 	prefix := name + "."
