@@ -491,7 +491,12 @@ func (m *Meta) addInDom(ir InDomRecord) {
 		m.InDomOrder = append(m.InDomOrder, ir.InDom)
 	}
 	var snap InDomSnapshot
-	if ir.Type == MetaInDomDelta && len(h) > 0 {
+	if ir.Type == MetaInDomDelta && len(h) > 0 && len(ir.Insts) == 0 {
+		// An empty delta changes nothing: share the previous lists
+		// rather than copy them (a damaged .meta may hold millions).
+		prev := h[len(h)-1]
+		snap.Insts, snap.Names = prev.Insts, prev.Names
+	} else if ir.Type == MetaInDomDelta && len(h) > 0 {
 		prev := h[len(h)-1]
 		del := map[int32]bool{}
 		for i, x := range ir.Insts {
