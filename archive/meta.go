@@ -56,14 +56,28 @@ type InDomSnapshot struct {
 	Stamp pmapi.Timestamp
 	Insts []int32
 	Names []string
+
+	index map[int32]int // built on first Lookup of a large snapshot
 }
 
 // Lookup returns the name of inst, and whether it is in the snapshot.
 func (s *InDomSnapshot) Lookup(inst int32) (string, bool) {
-	for i, x := range s.Insts {
-		if x == inst {
-			return s.Names[i], true
+	if len(s.Insts) <= 16 {
+		for i, x := range s.Insts {
+			if x == inst {
+				return s.Names[i], true
+			}
 		}
+		return "", false
+	}
+	if s.index == nil {
+		s.index = make(map[int32]int, len(s.Insts))
+		for i := len(s.Insts) - 1; i >= 0; i-- {
+			s.index[s.Insts[i]] = i
+		}
+	}
+	if i, ok := s.index[inst]; ok {
+		return s.Names[i], true
 	}
 	return "", false
 }

@@ -150,6 +150,17 @@ func (r *Record) Value(i, j int) pmapi.Value {
 	return v
 }
 
+// BlockLen is the payload length of value j of value set i (0 for an
+// insitu value), read from the block header alone.
+func (r *Record) BlockLen(i, j int) int {
+	vs := &r.vsets[i]
+	if vs.valfmt == pmapi.ValFmtInsitu {
+		return 0
+	}
+	bp := dptrPos(binary.BigEndian.Uint32(r.raw[int(vs.off)+8*j+4:]))
+	return int(binary.BigEndian.Uint32(r.raw[bp:])&0xffffff) - 4
+}
+
 // Clone returns a copy of r that owns its bytes.
 func (r *Record) Clone() *Record {
 	c := *r

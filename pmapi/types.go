@@ -7,7 +7,10 @@
 // same concepts here, but the representation is Go's own.
 package pmapi
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // PMID identifies a performance metric: a domain (9 bits, the PMDA), a
 // cluster (12 bits) and an item (10 bits), printed as "domain.cluster.item".
@@ -35,7 +38,13 @@ func (p PMID) String() string {
 	if p == PMIDNull {
 		return "PM_ID_NULL"
 	}
-	return fmt.Sprintf("%d.%d.%d", p.Domain(), p.Cluster(), p.Item())
+	b := make([]byte, 0, 16)
+	b = strconv.AppendUint(b, uint64(p.Domain()), 10)
+	b = append(b, '.')
+	b = strconv.AppendUint(b, uint64(p.Cluster()), 10)
+	b = append(b, '.')
+	b = strconv.AppendUint(b, uint64(p.Item()), 10)
+	return string(b)
 }
 
 // InDom identifies an instance domain: a domain (9 bits) and a serial

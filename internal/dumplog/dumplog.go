@@ -99,6 +99,7 @@ type dumper struct {
 	errw   io.Writer
 	a      *archive.Archive
 	ns     nameSpace
+	hdr    map[pmapi.PMID][]byte // value-set headers, per PMID
 	z      *pcptime.Zone
 	ver    int
 	start  pmapi.Timestamp // label start

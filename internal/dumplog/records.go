@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/pcptime"
@@ -90,8 +91,7 @@ func (d *dumper) recordSize(r *archive.Record) int {
 			n += 4 + 8*nv
 			if r.ValFmt(i) != pmapi.ValFmtInsitu {
 				for j := 0; j < nv; j++ {
-					v := r.Value(i, j)
-					n += (len(v.Block) + 4 + 3) &^ 3
+					n += (r.BlockLen(i, j) + 4 + 3) &^ 3
 				}
 			}
 		}
@@ -156,21 +156,48 @@ func (d *dumper) record(r *archive.Record) {
 }
 
 func (d *dumper) instName(desc *pmapi.Desc, inst int32, t pmapi.Timestamp) (string, bool) {
+	return lookupInst(d.snapshot(desc, t), inst)
+}
+
+// snapshot is the instance domain of desc in force at t, nil if none.
+func (d *dumper) snapshot(desc *pmapi.Desc, t pmapi.Timestamp) *archive.InDomSnapshot {
 	if desc == nil || desc.InDom == pmapi.InDomNull {
-		return "", false
+		return nil
 	}
-	s, ok := d.a.Meta().InDomAt(desc.InDom, t)
-	if !ok {
+	s, _ := d.a.Meta().InDomAt(desc.InDom, t)
+	return s
+}
+
+func lookupInst(s *archive.InDomSnapshot, inst int32) (string, bool) {
+	if s == nil {
 		return "", false
 	}
 	return s.Lookup(inst)
 }
 
-func (d *dumper) appendInst(b []byte, desc *pmapi.Desc, inst int32, t pmapi.Timestamp) []byte {
-	if name, ok := d.instName(desc, inst, t); ok {
-		return fmt.Appendf(b, "%d or \"%s\"", inst, name)
+// appendInst appends `N or "name"`, or `N or ???` for an unknown instance.
+func appendInst(b []byte, s *archive.InDomSnapshot, inst int32) []byte {
+	b = strconv.AppendInt(b, int64(inst), 10)
+	if name, ok := lookupInst(s, inst); ok {
+		b = append(b, " or \""...)
+		b = append(b, name...)
+		return append(b, '"')
 	}
-	return fmt.Appendf(b, "%d or ???", inst)
+	return append(b, " or ???"...)
+}
+
+// header appends "    PMID (names):", cached per PMID: it is the same on
+// every record.
+func (d *dumper) header(b []byte, p pmapi.PMID) []byte {
+	h, ok := d.hdr[p]
+	if !ok {
+		h = fmt.Appendf(nil, "    %s (%s):", p, d.names(p, "<nonames>"))
+		if d.hdr == nil {
+			d.hdr = map[pmapi.PMID][]byte{}
+		}
+		d.hdr[p] = h
+	}
+	return append(b, h...)
 }
 
 func (d *dumper) vset(b []byte, r *archive.Record, i int) []byte {
@@ -183,13 +210,17 @@ func (d *dumper) vset(b []byte, r *archive.Record, i int) []byte {
 		}
 		return b
 	}
-	b = fmt.Appendf(b, "    %s (%s):", p, d.names(p, "<nonames>"))
+	b = d.header(b, p)
 	switch {
 	case nv == 0:
 		return append(b, " No values returned!\n"...)
 	case nv < 0:
-		return fmt.Appendf(b, " %s\n", pmapi.Error(nv).Error())
+		b = append(b, ' ')
+		b = append(b, pmapi.Error(nv).Error()...)
+		return append(b, '\n')
 	}
+	showInst := desc != nil && desc.InDom != pmapi.InDomNull
+	snap := d.snapshot(desc, r.Stamp)
 	for j := 0; j < int(nv); j++ {
 		if nv > 1 {
 			b = append(b, "\n        "...)
@@ -197,9 +228,9 @@ func (d *dumper) vset(b []byte, r *archive.Record, i int) []byte {
 			b = append(b, ' ')
 		}
 		v := r.Value(i, j)
-		if desc != nil && desc.InDom != pmapi.InDomNull || desc == nil && v.Inst != pmapi.InstNull {
+		if showInst || desc == nil && v.Inst != pmapi.InstNull {
 			b = append(b, "inst ["...)
-			b = d.appendInst(b, desc, v.Inst, r.Stamp)
+			b = appendInst(b, snap, v.Inst)
 			b = append(b, "] "...)
 		}
 		b = append(b, "value "...)
@@ -226,7 +257,7 @@ func (d *dumper) event(b []byte, r *archive.Record, i, j int, desc *pmapi.Desc) 
 	b = fmt.Appendf(b, "    %s (%s", p, d.names(p, "<nonames>"))
 	if desc.InDom != pmapi.InDomNull {
 		b = append(b, '[')
-		b = d.appendInst(b, desc, v.Inst, r.Stamp)
+		b = appendInst(b, d.snapshot(desc, r.Stamp), v.Inst)
 		b = append(b, ']')
 	}
 	b = append(b, "): "...)
