@@ -15,18 +15,20 @@
 #      BENCH_DIR/b-v3.ok marks a complete one (a partial one is remade).
 #   3. for each mode (-a: everything; -m: the values only), run each tool
 #      BENCH_RUNS times (default 3) as `pmdumplog MODE ARCHIVE > /dev/null` and
-#      keep the best wall time, and the largest peak RSS (from
-#      /usr/bin/time -f '%e %M'; without /usr/bin/time, bash's `time` gives
-#      the wall time and the RSS column says "-").
+#      keep the best wall time and CPU time, and the largest peak RSS (from
+#      /usr/bin/time -f '%e %M %U %S'; without /usr/bin/time, bash's `time`
+#      gives the times and the RSS column says "-").
 #   4. compare the two tools' output byte for byte, streaming
 #      (cmp <(real) <(pcpkit)); a difference is reported with the first
 #      differing lines and makes the script exit 1 (after the table).
 #
 # Both tools run with TZ=UTC PCP_DERIVED_CONFIG= LC_ALL=C, as in the tests.
 # Columns: seconds (best wall time), MB/s (archive bytes, all three files,
-# over seconds; 1 MB = 2^20 bytes), peak RSS MB (2^20 bytes), and ratio
-# (the real tool's seconds over this row's: above 1 is faster than the real
-# tool).
+# over seconds; 1 MB = 2^20 bytes), peak RSS MB (2^20 bytes), ratio (the
+# real tool's seconds over this row's: above 1 is faster than the real
+# tool), and cpu s (the least user + system CPU time of the runs: on a busy
+# machine it moves much less than the wall time; Go's garbage collector
+# runs on other threads, so it can exceed the wall time).
 #
 # Environment:
 #   BENCH_DIR=/tmp/pcpkit-bench  where the archives are made and kept
@@ -57,7 +59,7 @@ PCPKIT=$root/bin/pmdumplog
 die() { echo "bench: $*" >&2; exit 1; }
 
 # The real tools' environment, for both tools.
-export TZ=UTC PCP_DERIVED_CONFIG= LC_ALL=C
+export TZ=UTC PCP_DERIVED_CONFIG='' LC_ALL=C
 
 # --- 1. build ------------------------------------------------------------------
 echo "$GO build -o bin/pmdumplog ./cmd/pmdumplog"
@@ -110,15 +112,16 @@ archive_bytes() {
 }
 
 # --- 3. timing ---------------------------------------------------------------------
-# time_once TOOL ARGS...: run it with stdout to /dev/null, print "SECONDS RSSKB"
-# (RSSKB is "-" without /usr/bin/time). A failing run is fatal.
+# time_once TOOL ARGS...: run it with stdout to /dev/null, print "SECONDS
+# RSSKB CPUSECONDS" (RSSKB is "-" without /usr/bin/time; CPUSECONDS is user +
+# system time). A failing run is fatal.
 time_once() {
 	local tmp rc=0
 	tmp=$(mktemp)
 	if ((have_gnu_time)); then
-		/usr/bin/time -f '%e %M' -o "$tmp" "$@" >/dev/null 2>"$tmp.err" || rc=$?
+		/usr/bin/time -f '%e %M %U %S' -o "$tmp" "$@" >/dev/null 2>"$tmp.err" || rc=$?
 	else
-		local TIMEFORMAT='%R -'
+		local TIMEFORMAT='%R - %U %S'
 		{ time "$@" >/dev/null 2>"$tmp.err"; } 2>"$tmp" || rc=$?
 	fi
 	if ((rc != 0)); then
@@ -127,31 +130,35 @@ time_once() {
 		rm -f "$tmp" "$tmp.err"
 		exit 1
 	fi
-	tail -n 1 "$tmp"
+	tail -n 1 "$tmp" | awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }'
 	rm -f "$tmp" "$tmp.err"
 }
 
-# best_of TOOL ARGS...: BENCH_RUNS runs; print "BEST_SECONDS MAX_RSSKB".
+# best_of TOOL ARGS...: BENCH_RUNS runs; print "BEST_SECONDS MAX_RSSKB
+# BEST_CPUSECONDS".
 best_of() {
-	local i s m out best="" rss="-"
+	local i s m c out best="" rss="-" cpu=""
 	for ((i = 0; i < BENCH_RUNS; i++)); do
 		out=$(time_once "$@") || exit 1
-		read -r s m <<<"$out"
+		read -r s m c <<<"$out"
 		if [[ -z $best ]] || awk -v a="$s" -v b="$best" 'BEGIN { exit !(a < b) }'; then
 			best=$s
+		fi
+		if [[ -z $cpu ]] || awk -v a="$c" -v b="$cpu" 'BEGIN { exit !(a < b) }'; then
+			cpu=$c
 		fi
 		if [[ $m != - ]] && { [[ $rss == - ]] || ((m > rss)); }; then
 			rss=$m
 		fi
 	done
-	echo "$best $rss"
+	echo "$best $rss $cpu"
 }
 
 # compare NAME MODE BASE: stream both tools' output through cmp; on a
 # difference show where, and the first differing lines.
 compare() {
 	local name=$1 mode=$2 base=$3 out rc=0
-	out=$(cmp <("$real_tool" "$mode" "$base" 2>&1) <("$PCPKIT" "$mode" "$base" 2>&1)) || rc=$?
+	out=$(cmp <("$real_tool" "$mode" "$base" 2>&1) <("$PCPKIT" "$mode" "$base" 2>&1) 2>&1) || rc=$?
 	if ((rc == 0)); then
 		echo "identical"
 		return 0
@@ -182,20 +189,20 @@ kb() { if [[ $1 == - ]]; then echo "-"; else echo "$1 KB"; fi; }
 
 # bench NAME MODE: time both tools on BENCH_DIR/NAME with MODE, compare.
 bench() {
-	local name=$1 mode=$2 base=$BENCH_DIR/$1 bytes real_s="" s rss out same="-"
+	local name=$1 mode=$2 base=$BENCH_DIR/$1 bytes real_s="" s rss cpu out same="-"
 	bytes=$(archive_bytes "$base")
 	echo
 	echo "== $name ($bytes bytes): pmdumplog $mode ARCHIVE > /dev/null, best of $BENCH_RUNS"
 	if [[ -n $real_tool ]]; then
 		out=$(best_of "$real_tool" "$mode" "$base") || exit 1
-		read -r real_s rss <<<"$out"
-		echo "real pmdumplog:   ${real_s}s  peak RSS $(kb "$rss")"
-		rows+=("$name $mode real $real_s $rss $bytes $real_s")
+		read -r real_s rss cpu <<<"$out"
+		echo "real pmdumplog:   ${real_s}s  cpu ${cpu}s  peak RSS $(kb "$rss")"
+		rows+=("$name $mode real $real_s $rss $bytes $real_s $cpu")
 	fi
 	out=$(best_of "$PCPKIT" "$mode" "$base") || exit 1
-	read -r s rss <<<"$out"
-	echo "pcpkit pmdumplog: ${s}s  peak RSS $(kb "$rss")"
-	rows+=("$name $mode pcpkit $s $rss $bytes ${real_s:--}")
+	read -r s rss cpu <<<"$out"
+	echo "pcpkit pmdumplog: ${s}s  cpu ${cpu}s  peak RSS $(kb "$rss")"
+	rows+=("$name $mode pcpkit $s $rss $bytes ${real_s:--} $cpu")
 	if [[ -n $real_tool ]]; then
 		same=$(compare "$name" "$mode" "$base") || status=1
 		echo "output: $same"
@@ -204,16 +211,16 @@ bench() {
 
 table() {
 	echo
-	printf '%-12s %-4s %-7s %8s %8s %12s %7s\n' archive mode tool seconds MB/s "peak RSS MB" ratio
-	local r name mode tool s rss bytes real_s
+	printf '%-12s %-4s %-7s %8s %8s %12s %7s %7s\n' archive mode tool seconds MB/s "peak RSS MB" ratio "cpu s"
+	local r name mode tool s rss bytes real_s cpu
 	for r in "${rows[@]}"; do
-		read -r name mode tool s rss bytes real_s <<<"$r"
+		read -r name mode tool s rss bytes real_s cpu <<<"$r"
 		awk -v name="$name" -v mode="$mode" -v tool="$tool" -v s="$s" -v rss="$rss" \
-			-v bytes="$bytes" -v real="$real_s" 'BEGIN {
+			-v bytes="$bytes" -v real="$real_s" -v cpu="$cpu" 'BEGIN {
 			mbs = (s > 0) ? sprintf("%.1f", bytes / 1048576 / s) : "-"
 			rssmb = (rss == "-") ? "-" : sprintf("%.1f", rss / 1024)
 			ratio = (real == "-" || s <= 0) ? "-" : sprintf("%.2fx", real / s)
-			printf "%-12s %-4s %-7s %8.2f %8s %12s %7s\n", name, mode, tool, s, mbs, rssmb, ratio
+			printf "%-12s %-4s %-7s %8.2f %8s %12s %7s %7.2f\n", name, mode, tool, s, mbs, rssmb, ratio, cpu
 		}'
 	done
 }
