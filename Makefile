@@ -52,7 +52,8 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	done
 
-# bench: placeholder until there are benchmarks worth tracking.
+# bench: the Go micro-benchmarks, then pcpkit vs the real pmdumplog on the
+# large generated archive (scripts/bench.sh; results in docs/benchmarks.md).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	GO=$(GO) bash scripts/bench.sh
