@@ -15,6 +15,7 @@ import (
 	"github.com/pcpkit/pcpkit/internal/getopt"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
+	"github.com/pcpkit/pcpkit/pmns"
 )
 
 // Version is the version the real tool reports, which scripts parse.
@@ -209,14 +210,18 @@ func (d *dumper) run(args []string) int {
 	if !sections {
 		o.metrics = true
 	}
+	var altNS *pmns.Namespace
 	if o.namespace != "" {
-		f, err := os.Open(o.namespace)
+		ns, err := pmns.Load(o.namespace)
 		if err != nil {
-			fmt.Fprintf(d.errw, "Error Parsing ASCII PMNS: Cannot open %q\n", o.namespace)
-			return d.fail("Cannot load namespace from %q: %s", o.namespace, sysErrText(underlying(err)))
+			var le *pmns.LoadError
+			if errors.As(err, &le) {
+				fmt.Fprint(d.errw, le.Messages)
+				return d.fail("Cannot load namespace from %q: %s", o.namespace, le.Reason)
+			}
+			return d.fail("Cannot load namespace from %q: %v", o.namespace, err)
 		}
-		f.Close()
-		return d.fail("-n %s: alternate namespaces are not supported by pcpkit yet", o.namespace)
+		altNS = ns
 	}
 	name := operands[0]
 	if strings.Contains(name, ",") {
@@ -231,6 +236,9 @@ func (d *dumper) run(args []string) int {
 	}
 	defer a.Close()
 	d.a, d.ver, d.start, d.ns = a, a.Version(), a.Label().Start, a.Meta()
+	if altNS != nil {
+		d.ns = altNS
+	}
 	if rc := d.setZone(); rc != 0 {
 		return rc
 	}

@@ -206,3 +206,24 @@ func TestInteropNoNames(t *testing.T) {
 		compare(t, "pmdumplog "+strings.Join(args, " "), string(wout), string(werr), wrc, gout, gerr, grc)
 	}
 }
+
+// TestInteropNamespace runs both tools with -n on every PMNS file in
+// pmns/testdata (good and broken ones) against synth3.
+func TestInteropNamespace(t *testing.T) {
+	testenv.RealTool(t, "pmdumplog")
+	dir := testenv.SharedDir(t, "pcp-made-archives")
+	files, _ := filepath.Glob(filepath.Join(testenv.RepoRoot(t), "pmns", "testdata", "*", "*.pmns"))
+	if len(files) == 0 {
+		t.Fatal("no PMNS files in pmns/testdata")
+	}
+	for _, f := range files {
+		for _, mode := range []string{"-d", "-m", "-l"} {
+			args := []string{"-n", f, mode, "synth3"}
+			t.Run(filepath.Base(f)+"/"+mode, func(t *testing.T) {
+				wout, werr, wrc := testenv.RunRealIn(t, dir, "pmdumplog", args...)
+				out, errs, rc := run(t, dir, args)
+				compare(t, "pmdumplog "+strings.Join(args, " "), string(wout), string(werr), wrc, out, errs, rc)
+			})
+		}
+	}
+}
