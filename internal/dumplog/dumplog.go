@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/getopt"
@@ -266,15 +267,17 @@ func errText(err error) string {
 	return err.Error()
 }
 
+// sysErrText is the C library's text for a system error (strerror), as
+// the real tools print it.
 func sysErrText(err error) string {
-	s := err.Error()
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return pmapi.ErrStr(-int32(errno))
+	}
 	if errors.Is(err, os.ErrNotExist) {
-		return "No such file or directory"
+		return pmapi.ErrStr(-int32(syscall.ENOENT))
 	}
-	if len(s) > 0 {
-		s = strings.ToUpper(s[:1]) + s[1:]
-	}
-	return s
+	return err.Error()
 }
 
 func (d *dumper) selectMetrics(names []string) int {

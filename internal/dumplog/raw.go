@@ -24,8 +24,8 @@ func (d *dumper) rawDump(path string) int {
 	var word [4]byte
 	for {
 		n, err := io.ReadFull(r, word[:])
-		if n == 0 && err == io.EOF {
-			return 0
+		if n == 0 {
+			return 0 // end of file, or nothing readable (a directory)
 		}
 		if err != nil {
 			fmt.Fprintf(w, "Unexpected EOF\n")
