@@ -48,7 +48,12 @@ func Open(name string) (*Archive, error) {
 	if err != nil {
 		return nil, err
 	}
-	_ = v
+	// A first volume with nothing after its label is "empty", as the
+	// real tools report it (a later volume may be; vol3.2 is).
+	if v.fr.size <= v.lowest {
+		a.Close()
+		return nil, formatErr(v.rf.path, v.lowest, 2, pmapi.ErrNoData, "no data records after the label")
+	}
 	if err := a.loadMeta(); err != nil {
 		a.Close()
 		return nil, err

@@ -919,13 +919,22 @@ func checkCursorRecipe(t *testing.T, in []byte) {
 		}
 		labelCut := lastSize < int64(lab.Size())
 
+		// The real tools refuse an archive whose first volume holds
+		// nothing after its label ("Empty archive log file").
+		firstEmpty := len(files["."+strconv.Itoa(vols[0])]) <= lab.Size()
 		a, err := Open(base)
 		if err != nil {
 			if labelCut && len(vols) == 1 {
 				checkErr(t, err, false)
 				return
 			}
+			if firstEmpty && errors.Is(err, pmapi.ErrNoData) {
+				return
+			}
 			t.Fatalf("Open: %v", err)
+		}
+		if firstEmpty {
+			t.Fatalf("Open accepted an archive whose first volume is empty")
 		}
 		defer a.Close()
 		fwd, ferr := readAll(t, a.NewCursor(), true)

@@ -227,3 +227,32 @@ func TestInteropNamespace(t *testing.T) {
 		}
 	}
 }
+
+// TestInteropEmptyVolumes cuts copies of vol3's volumes back to their
+// labels: an empty first volume makes the archive "Empty", an empty last
+// one does not.
+func TestInteropEmptyVolumes(t *testing.T) {
+	testenv.RealTool(t, "pmdumplog")
+	src := testenv.SharedDir(t, "pcp-made-archives")
+	for _, cut := range []string{".0", ".2"} {
+		dir := t.TempDir()
+		for _, ext := range []string{".0", ".1", ".2", ".meta", ".index"} {
+			b, err := os.ReadFile(filepath.Join(src, "vol3"+ext))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ext == cut {
+				b = b[:808]
+			}
+			if err := os.WriteFile(filepath.Join(dir, "vol3"+ext), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, mode := range []string{"-l", "-a", "-r"} {
+			args := []string{mode, "vol3"}
+			wout, werr, wrc := testenv.RunRealIn(t, dir, "pmdumplog", args...)
+			out, errs, rc := run(t, dir, args)
+			compare(t, "pmdumplog "+strings.Join(args, " ")+" with "+cut+" cut", string(wout), string(werr), wrc, out, errs, rc)
+		}
+	}
+}
