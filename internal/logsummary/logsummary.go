@@ -1,0 +1,495 @@
+// Package logsummary implements pmlogsummary: it summarises the values of
+// the metrics in an archive (or a set of archives) exactly as PCP 6.0.3's
+// pmlogsummary does: averages over time and over samples, counters as
+// rates, minima and maxima with their times, sample counts, sums and value
+// distributions. cmd/pmlogsummary is a thin wrapper around Main.
+//
+// It reads the archive forwards once (twice with -B), keeping one
+// accumulator per metric instance, so its memory does not depend on the
+// length of the archive.
+package logsummary
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/pcptime"
+	"github.com/pcpkit/pcpkit/pmapi"
+	"github.com/pcpkit/pcpkit/pmns"
+)
+
+// Version is the version the real tool reports.
+const Version = "6.0.3"
+
+const usage = `Usage: pmlogsummary [options] archive [metricname ...]
+
+Options:
+  -a, --all             print all information (equivalent to -blmMy)
+  -b                    print both stochastic and time averages for counter metrics
+  -B N, --bins=N        print value distribution across a number of bins
+  -f                    print using "spreadsheet" format (tab delimited fields)
+  -F                    print using "spreadsheet" format (comma separated values)
+  -H, --header          print one-line header at start showing each column
+  -i, --mintime         also print timestamp for minimum value
+  -I, --maxtime         also print timestamp for maximum value
+  -l, --label           also print the archive label and time window
+  -m, --minimum         also print minimum value
+  -M, --maximum         also print maximum value
+  -n FILE, --namespace=FILE
+                        use an alternative PMNS
+  -N                    suppress warnings from individual archive fetches (default)
+  -p N, --precision=N   number of digits to display after the decimal point
+  -s, --sum             only print the sum of all values of each metric
+  -S TIME, --start=TIME start of the time window
+  -T TIME, --finish=TIME
+                        end of the time window
+  -v, --verbose         verbose, enable warnings from individual archive fetches
+  -x                    print only stochastic averages for counter metrics
+  -y, --samples         print sample count for each metric
+  -Z TZ, --timezone=TZ  set reporting timezone
+  -z, --hostzone        set reporting timezone to local time of metrics source
+  -V, --version         display version number and exit
+  -?, --help            show this usage message and exit
+`
+
+// intMax is the end the tools use when an archive's end cannot be found.
+const intMax = 2147483647
+
+// summary holds the options and state of one run.
+// nameSpace answers name lookups: the archives' namespace, or the one
+// loaded with -n.
+type nameSpace interface {
+	Lookup(name string) (pmapi.PMID, bool)
+	Names(pmid pmapi.PMID) []string
+	Traverse(name string) []string
+}
+
+type summary struct {
+	out  *bufio.Writer
+	errw io.Writer
+
+	// columns and formats, set by the options in command-line order
+	stocaveflag, timeaveflag, sumflag bool
+	minflag, maxflag, mintimeflag     bool
+	maxtimeflag, countflag, warnflag  bool
+	lflag, hflag, hostzone            bool
+	delimiter                         byte
+	nbins                             int
+	precision                         int
+	tz, start, finish, namespace      string
+	startSet, finishSet, namespaceSet bool
+	counterWrap                       bool
+	set                               *archive.Set
+	meta                              *archive.Meta
+	ns                                nameSpace       // names: the archive's, or -n's
+	altNS                             *pmns.Namespace // loaded with -n
+	z                                 *pcptime.Zone
+	winStart, winEnd                  tv
+	logspan                           float64
+	dayflag                           bool
+	warned                            map[pmapi.PMID]bool
+	buf                               []byte
+	msp                               *metricSpec
+	archiveName                       string
+	metricArgs                        []string
+	stats                             *stats
+	exitStatus                        int
+}
+
+// Main runs pmlogsummary with args (without the program name), writing to
+// stdout and stderr, and returns the exit status.
+func Main(args []string, stdout, stderr io.Writer) int {
+	out := bufio.NewWriterSize(stdout, 64<<10)
+	defer out.Flush()
+	_, wrap := os.LookupEnv("PCP_COUNTER_WRAP")
+	s := &summary{
+		out: out, errw: stderr, timeaveflag: true, delimiter: ' ', precision: 3,
+		counterWrap: wrap, warned: map[pmapi.PMID]bool{},
+	}
+	return s.run(args)
+}
+
+// complain prints "pmlogsummary: " and the message on stderr. Like the
+// real tool's stdio, stdout is buffered and written at exit, so on a
+// shared pipe the complaints come first.
+func (s *summary) complain(format string, a ...any) {
+	fmt.Fprintf(s.errw, "pmlogsummary: "+format+"\n", a...)
+}
+
+// strtol parses s as C's strtol(s, &end, 10) and reports whether all of s
+// was used. Out-of-range values saturate as strtol's do.
+func strtol(s string) (int64, bool) {
+	i := 0
+	for i < len(s) && isCSpace(s[i]) {
+		i++
+	}
+	j := i
+	if j < len(s) && (s[j] == '+' || s[j] == '-') {
+		j++
+	}
+	k := j
+	for k < len(s) && s[k] >= '0' && s[k] <= '9' {
+		k++
+	}
+	if k == j {
+		return 0, len(s) == 0
+	}
+	v, err := strconv.ParseInt(s[i:k], 10, 64)
+	if err != nil {
+		if s[i] == '-' {
+			v = math.MinInt64
+		} else {
+			v = math.MaxInt64
+		}
+	}
+	return v, k == len(s)
+}
+
+// debugFlags are the names pmSetDebug accepts.
+var debugFlags = map[string]bool{}
+
+func init() {
+	for _, n := range strings.Fields(`pdu fetch profile value context indom pdubuf log logmeta
+		optfetch af appl0 appl1 appl2 pmns libpmda timecontrol pmc derive lock interp config
+		pmapi fault auth discovery attr http desperate deprecated exec labels series libweb
+		alloc services appl3 appl4 appl5 access qa search query compress dev0 dev1 dev2 pmlc
+		appl6 appl7 appl8 appl9 tls all`) {
+		debugFlags[n] = true
+	}
+}
+
+func validDebug(arg string) bool {
+	for _, f := range strings.Split(arg, ",") {
+		if debugFlags[f] {
+			continue
+		}
+		if _, err := strconv.Atoi(f); err == nil {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+func (s *summary) run(args []string) int {
+	evs, operands := parseArgs(args)
+	errs, exitFlag, runtimeErr := 0, false, false
+	for _, ev := range evs {
+		if ev.err != "" {
+			s.complain("%s", ev.err)
+			errs++
+			continue
+		}
+		switch ev.opt {
+		case 'a':
+			s.stocaveflag, s.timeaveflag, s.lflag, s.countflag, s.minflag, s.maxflag = true, true, true, true, true, true
+			s.sumflag = false
+		case 'b':
+			s.stocaveflag, s.timeaveflag, s.sumflag = true, true, false
+		case 'B':
+			v, ok := strtol(ev.arg)
+			if !ok || int32(v) < 0 {
+				s.complain("-B requires positive numeric argument")
+				errs++
+			} else {
+				s.nbins = int(int32(v))
+			}
+		case 'D':
+			if !validDebug(ev.arg) {
+				s.complain("unrecognized debug options specification (%s)", ev.arg)
+				errs++
+			}
+		case 'f':
+			s.delimiter = '\t'
+		case 'F':
+			s.delimiter = ','
+		case 'H':
+			s.hflag = true
+		case 'i':
+			s.mintimeflag = true
+		case 'I':
+			s.maxtimeflag = true
+		case 'l':
+			s.lflag = true
+		case 'm':
+			s.minflag = true
+		case 'M':
+			s.maxflag = true
+		case 'N':
+			s.warnflag = false
+		case 'n':
+			s.namespace, s.namespaceSet = ev.arg, true
+			ns, err := pmns.Load(ev.arg)
+			if err != nil {
+				var le *pmns.LoadError
+				if errors.As(err, &le) {
+					fmt.Fprint(s.errw, le.Messages)
+					s.complain("Cannot load namespace from %q: %s", ev.arg, le.Reason)
+				} else {
+					s.complain("Cannot load namespace from %q: %v", ev.arg, err)
+				}
+				errs++
+				runtimeErr = true
+			} else {
+				s.altNS = ns
+			}
+		case 'p':
+			v, ok := strtol(ev.arg)
+			if !ok {
+				s.complain("-p requires numeric argument")
+				errs++
+			}
+			// (unsigned int) then (int): the low 32 bits, signed; a
+			// negative precision means the default of printf, 6.
+			s.precision = int(int32(v))
+		case 's':
+			s.stocaveflag, s.timeaveflag, s.lflag, s.countflag, s.minflag, s.maxflag = false, false, false, false, false, false
+			s.sumflag = true
+		case 'S':
+			s.start, s.startSet = ev.arg, true
+		case 'T':
+			s.finish, s.finishSet = ev.arg, true
+		case 'v':
+			s.warnflag = true
+		case 'V':
+			fmt.Fprintf(s.errw, "pmlogsummary version %s\n", Version)
+			exitFlag = true
+		case 'x':
+			s.stocaveflag, s.timeaveflag, s.sumflag = true, false, false
+		case 'y':
+			s.countflag = true
+		case 'z':
+			if s.tz != "" {
+				s.complain("at most one of -Z and -z allowed")
+				errs++
+			} else {
+				s.hostzone = true
+			}
+		case 'Z':
+			if s.hostzone {
+				s.complain("at most one of -Z and -z allowed")
+				errs++
+			} else {
+				s.tz = ev.arg
+			}
+		case '?':
+			errs++
+		}
+	}
+	if errs == 0 && !exitFlag && len(operands) == 0 {
+		fmt.Fprint(s.errw, "Error: no archive specified\n\n")
+		errs++
+	}
+	if exitFlag {
+		return 0
+	}
+	if errs > 0 {
+		if !runtimeErr {
+			fmt.Fprint(s.errw, usage)
+		}
+		return 1
+	}
+	s.archiveName = operands[0]
+	s.metricArgs = operands[1:]
+	return s.summarise()
+}
+
+// errText renders an error as the real tools do: the PCP or system error
+// text alone.
+func errText(err error) string {
+	if c := archive.Code(err); c != 0 {
+		return c.Error()
+	}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return sysErrText(pe.Err)
+	}
+	return err.Error()
+}
+
+func sysErrText(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		return "No such file or directory"
+	}
+	if errors.Is(err, os.ErrPermission) {
+		return "Permission denied"
+	}
+	s := err.Error()
+	if len(s) > 0 {
+		s = strings.ToUpper(s[:1]) + s[1:]
+	}
+	return s
+}
+
+// pmidErr prints a warning about a metric once, with -v.
+func (s *summary) pmidErr(pmid pmapi.PMID, format string, a ...any) {
+	if !s.warnflag || s.warned[pmid] {
+		return
+	}
+	s.warned[pmid] = true
+	names := strings.Join(s.ns.Names(pmid), " or ")
+	if names == "" {
+		names = "<nonames>"
+	}
+	fmt.Fprintf(s.errw, "pmlogsummary: %s(%s) - "+format, append([]any{names, pmid.String()}, a...)...)
+}
+
+// summarise opens the archive and does the work.
+func (s *summary) summarise() int {
+	set, err := archive.OpenSet(s.archiveName)
+	if err != nil {
+		s.complain("Cannot open archive %q: %s", s.archiveName, errText(err))
+		return 1
+	}
+	defer set.Close()
+	s.set, s.meta, s.ns = set, set.Meta(), set.Meta()
+	if s.altNS != nil {
+		s.ns = s.altNS
+	}
+
+	// The reporting zone, then the time window.
+	switch {
+	case s.hostzone:
+		s.z = pcptime.LoadZone(set.Label().TZ)
+		fmt.Fprintf(s.out, "Note: timezone set to local timezone of host \"%s\" from archive\n\n", set.Label().Hostname)
+	case s.tz != "":
+		s.z = pcptime.LoadZone(s.tz)
+		fmt.Fprintf(s.out, "Note: timezone set to \"TZ=%s\"\n\n", s.tz)
+	default:
+		s.z = pcptime.LocalZone()
+	}
+	if rc := s.window(); rc != 0 {
+		return rc
+	}
+
+	if s.lflag {
+		s.printLabel()
+	}
+	s.logspan = s.winEnd.real() - s.winStart.real()
+	s.dayflag = s.winEnd.minus(s.winStart).sec > 86400
+
+	s.stats = newStats(s)
+	err = s.pass(s.stats.average, s.lflag)
+	if err == nil || !isFatal(err) {
+		if s.nbins > 0 {
+			err = s.pass(func(r *archive.Record) error { s.stats.binning(r); return nil }, false)
+		}
+	}
+	if err != nil {
+		if isFatal(err) {
+			fmt.Fprintf(s.errw, "pmlogsummary: possibly corrupt archive?\n")
+			return 1
+		}
+		s.complain("fetch failed: %s", errText(err))
+		s.exitStatus = 1
+	}
+
+	if s.hflag {
+		s.printHeader()
+	}
+	if len(s.metricArgs) == 0 {
+		for _, name := range s.ns.Traverse("") {
+			s.printSummary(name)
+		}
+	} else {
+		for _, arg := range s.metricArgs {
+			ms, msg := parseMetricSpec(arg)
+			if ms == nil {
+				fmt.Fprint(s.errw, msg)
+				continue
+			}
+			s.msp = ms
+			names := s.ns.Traverse(ms.metric)
+			if len(names) == 0 {
+				s.complain("PMNS traversal failed for %s: %s", ms.metric, pmapi.ErrName.Error())
+			}
+			for _, name := range names {
+				s.printSummary(name)
+			}
+			s.msp = nil
+		}
+	}
+	return s.exitStatus
+}
+
+// fatalError marks an error that ends the run at once (a value that
+// cannot be extracted when a metric is first seen).
+type fatalError struct{ error }
+
+func isFatal(err error) bool {
+	var f fatalError
+	return errors.As(err, &f)
+}
+
+// pass reads the records in the window and gives each to fn. It returns
+// nil at the end of the window or of the archive(s), and the read error
+// otherwise. label says the label was printed (-l) after positioning,
+// which in a multi-archive context loses the origin (see
+// archive.SetCursor.ForgetOrigin).
+func (s *summary) pass(fn func(*archive.Record) error, label bool) error {
+	c := s.set.NewCursor()
+	if err := c.SeekTime(pmapi.Timestamp{Sec: s.winStart.sec, Nsec: int32(s.winStart.usec * 1000)}); err != nil {
+		return err
+	}
+	if label {
+		c.ForgetOrigin()
+	}
+	for {
+		r, err := c.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !s.winEnd.notBefore(tvOf(r.Stamp)) {
+			return nil
+		}
+		if err := fn(r); err != nil {
+			return fatalError{err}
+		}
+	}
+}
+
+// window computes the time window from the archive's bounds and -S/-T, as
+// pmGetContextOptions does for the tool, at microsecond precision.
+func (s *summary) window() int {
+	trunc := func(t pmapi.Timestamp) pmapi.Timestamp {
+		t.Nsec -= t.Nsec % 1000
+		return t
+	}
+	start := trunc(s.set.Label().Start)
+	end, err := s.set.End()
+	if err != nil {
+		end = pmapi.Timestamp{Sec: intMax}
+		fmt.Fprintf(s.errw, "pmlogsummary: Cannot locate end of archive %s: %s\n", s.archiveName, errText(err))
+		fmt.Fprint(s.errw, "\nWARNING: This archive is sufficiently damaged that it may not be possible to\n")
+		fmt.Fprint(s.errw, "         produce complete information.  Continuing and hoping for the best.\n\n")
+	}
+	end = trunc(end)
+	spec := pcptime.WindowSpec{}
+	if s.startSet {
+		spec.Start = &s.start
+	}
+	if s.finishSet {
+		spec.End = &s.finish
+	}
+	w, _, perr := pcptime.ParseWindowSpec(spec, start, end, s.z)
+	if perr != nil {
+		fmt.Fprintf(s.errw, "pmlogsummary: invalid time window.\n%s\n", perr.Message())
+		return 1
+	}
+	s.winStart, s.winEnd = tvOf(w.Start), tvOf(w.End)
+	return 0
+}

@@ -1,0 +1,266 @@
+package logsummary
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/pcpkit/pcpkit/pcptime"
+	"github.com/pcpkit/pcpkit/pmapi"
+)
+
+// appendFixed appends f as C's printf("%.*f", prec, f): a negative
+// precision is the default 6; infinities and NaNs are "inf", "-inf",
+// "nan" and "-nan" (the sign of a NaN is its sign bit).
+func appendFixed(dst []byte, f float64, prec int) []byte {
+	switch {
+	case math.IsInf(f, 1):
+		return append(dst, "inf"...)
+	case math.IsInf(f, -1):
+		return append(dst, "-inf"...)
+	case f != f:
+		if math.Signbit(f) {
+			return append(dst, "-nan"...)
+		}
+		return append(dst, "nan"...)
+	}
+	if prec < 0 {
+		prec = 6
+	}
+	return strconv.AppendFloat(dst, f, 'f', prec, 64)
+}
+
+// appendStamp appends a time of day with milliseconds, and with -i/-I over
+// a window longer than a day the date and year too, in quotes.
+func (s *summary) appendStamp(b []byte, t tv) []byte {
+	c := s.z.Civil(t.sec)
+	if s.dayflag {
+		b = append(b, '\'')
+		b = pcptime.AppendCtimeDate(b, c)
+		b = append(b, ' ')
+	}
+	b = pcptime.AppendClock(b, c)
+	b = pcptime.AppendFraction(b, t.usec*1000, 3)
+	if s.dayflag {
+		b = append(b, ' ')
+		b = appendYear4(b, c)
+		b = append(b, '\'')
+	}
+	return b
+}
+
+// appendYear4 appends the year as "%4.4s" of ctime's year field.
+func appendYear4(b []byte, c pcptime.Civil) []byte {
+	var y [24]byte
+	ys := pcptime.AppendYear(y[:0], c)
+	if len(ys) > 4 {
+		ys = ys[:4]
+	}
+	return append(b, ys...)
+}
+
+// printLabel prints -l: the first archive's label and the time window.
+func (s *summary) printLabel() {
+	l := s.set.Label()
+	b := s.buf[:0]
+	b = append(b, "Log Label (Log Format Version "...)
+	b = strconv.AppendInt(b, int64(l.Version), 10)
+	b = append(b, ")\nPerformance metrics from host "...)
+	b = append(b, l.Hostname...)
+	b = append(b, '\n')
+	line := func(b []byte, what string, t tv) []byte {
+		c := s.z.Civil(t.sec)
+		b = append(b, what...)
+		b = pcptime.AppendCtimeDate(b, c)
+		b = append(b, ' ')
+		b = pcptime.AppendClock(b, c)
+		b = pcptime.AppendFraction(b, t.usec*1000, 3)
+		b = append(b, ' ')
+		b = appendYear4(b, c)
+		return append(b, '\n')
+	}
+	b = line(b, "  commencing ", s.winStart)
+	if s.winEnd.sec == intMax {
+		b = append(b, "  ending     UNKNOWN\n"...)
+	} else {
+		b = line(b, "  ending     ", s.winEnd)
+	}
+	s.out.Write(b)
+	s.buf = b
+}
+
+// printHeader prints -H: the names of the columns.
+func (s *summary) printHeader() {
+	d := s.delimiter
+	b := append(s.buf[:0], "metric"...)
+	col := func(on bool, name string) {
+		if on {
+			b = append(b, d)
+			b = append(b, name...)
+		}
+	}
+	col(s.stocaveflag, "stochastic_average")
+	col(s.timeaveflag, "time_average")
+	col(s.sumflag, "sum")
+	col(s.minflag, "minimum")
+	col(s.mintimeflag, "minimum_time")
+	col(s.maxflag, "maximum")
+	col(s.maxtimeflag, "maximum_time")
+	col(s.countflag, "count")
+	col(s.nbins > 0, "bins")
+	b = append(b, d)
+	b = append(b, "units\n"...)
+	s.out.Write(b)
+	s.buf = b
+}
+
+// instName is the external name of inst, looked up in every instance
+// domain snapshot, newest first, as pmNameInDom does for an archive.
+func (s *summary) instName(indom pmapi.InDom, inst int32) (string, bool) {
+	if indom == pmapi.InDomNull {
+		return "", false
+	}
+	h := s.meta.InDomHistory(indom)
+	for i := len(h) - 1; i >= 0; i-- {
+		if n, ok := h[i].Lookup(inst); ok {
+			return n, true
+		}
+	}
+	return "", false
+}
+
+// printSummary prints the lines of the metric called name, once: a metric
+// with several names is printed under the first one visited.
+func (s *summary) printSummary(name string) {
+	pmid, ok := s.ns.Lookup(name)
+	if !ok {
+		return
+	}
+	m := s.stats.metrics[pmid]
+	if m == nil || m.printed {
+		return
+	}
+	m.printed = true
+	d := s.delimiter
+	p := s.precision
+	for _, in := range m.insts {
+		if m.desc.Sem == pmapi.SemDiscrete {
+			// extend discrete values to the end of the window
+			diff := s.winEnd.minus(in.lasttime).real()
+			in.stocave += in.lastval
+			in.timeave += in.lastval * diff
+			in.lasttime = s.winEnd
+			in.count++
+		}
+		metricspan := in.lasttime.minus(in.firsttime).real()
+		star := m.desc.Sem == pmapi.SemCounter && metricspan/s.logspan <= 0.1
+
+		b := s.buf[:0]
+		iname, named := s.instName(m.desc.InDom, in.inst)
+		if !named {
+			if s.msp != nil && len(s.msp.insts) > 0 && m.desc.InDom == pmapi.InDomNull {
+				break
+			}
+			if star {
+				b = append(b, '*')
+			}
+			b = append(b, name...)
+			b = append(b, d)
+			if m.desc.InDom != pmapi.InDomNull {
+				b = append(b, '[')
+				b = strconv.AppendUint(b, uint64(uint32(in.inst)), 10)
+				b = append(b, ']')
+			}
+		} else {
+			if s.msp != nil && len(s.msp.insts) > 0 {
+				found := false
+				for _, want := range s.msp.insts {
+					if want == iname {
+						found = true
+						break
+					}
+				}
+				if !found {
+					continue
+				}
+			}
+			if star {
+				b = append(b, '*')
+			}
+			b = append(b, name...)
+			b = append(b, d, '[', '"')
+			b = append(b, iname...)
+			b = append(b, '"', ']')
+		}
+
+		if m.desc.Sem == pmapi.SemCounter {
+			if metricspan <= 0 {
+				b = append(b, d)
+				b = append(b, "- insufficient archive data.\n"...)
+				s.out.Write(b)
+				s.buf = b
+				continue
+			}
+			in.stocave /= float64(in.count)
+			in.timeave /= metricspan * m.scale
+		} else {
+			in.stocave /= float64(in.count)
+			if metricspan == 0 {
+				metricspan = 1
+			}
+			in.timeave /= metricspan
+		}
+		num := func(on bool, v float64) {
+			if on {
+				b = append(b, d)
+				b = appendFixed(b, v, p)
+			}
+		}
+		num(s.stocaveflag, in.stocave)
+		num(s.timeaveflag, in.timeave)
+		num(s.sumflag, in.sum)
+		num(s.minflag, in.min)
+		if s.mintimeflag {
+			b = append(b, d)
+			b = s.appendStamp(b, in.mintime)
+		}
+		num(s.maxflag, in.max)
+		if s.maxtimeflag {
+			b = append(b, d)
+			b = s.appendStamp(b, in.maxtime)
+		}
+		if m.desc.Sem == pmapi.SemDiscrete {
+			in.count = in.count - uint32(in.markcount) - 1
+		}
+		if s.countflag {
+			b = append(b, d)
+			b = strconv.AppendUint(b, uint64(in.count), 10)
+		}
+		for j := 0; j < s.nbins; j++ {
+			if j > 0 && in.min == in.max {
+				b = append(b, d, '[', ']', d, '0')
+				if len(b) > 64<<10 {
+					s.out.Write(b)
+					b = b[:0]
+				}
+				continue
+			}
+			b = append(b, d, '[', '<', '=')
+			b = appendFixed(b, (in.max-in.min)/float64(s.nbins)*float64(j+1)+in.min, p)
+			b = append(b, ']', d)
+			b = strconv.AppendUint(b, uint64(in.bins.get(j)), 10)
+			if len(b) > 64<<10 {
+				s.out.Write(b)
+				b = b[:0]
+			}
+		}
+		b = append(b, d)
+		if u := m.desc.Units.AppendString(b); len(u) > len(b) {
+			b = u
+		} else {
+			b = append(b, "none"...)
+		}
+		b = append(b, '\n')
+		s.out.Write(b)
+		s.buf = b
+	}
+}
