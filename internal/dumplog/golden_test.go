@@ -146,7 +146,10 @@ func TestInteropErrors(t *testing.T) {
 		{"-l", "../pcp-qa-archives/synth/ok-foo-xz.0.xz"}, {"-l", "../pcp-qa-archives/synth/ok-foo-xz.meta.xz"},
 		{"-l", "../pcp-qa-archives/19970807.09.54.0"}, {"-l", "bad/nometa3"}, {"-l", "bad/nometa3.0"},
 		{"-n", "/nonexistent", "synth3"}, {"--bogus", "-Q", "--start", "-S"}, {"-Z", "A", "-Z", "B", "-l", "synth3"}, {"-Z", "AEST-10AEDT,M10.1.0,M4.1.0/3", "-l", "synth3"},
-		{"-Z", ":Europe/Berlin", "-l", "synth3"}, {"-v", "bad"}, {"-v", "synth3.meta"}, {"-v", "vol3.2"}, {"-z", "-Z", "EST5EDT", "-l", "synth3"},
+		{"-Z", ":Europe/Berlin", "-l", "synth3"}, {"-v", "bad"}, {"-v", "synth3.meta"}, {"-v", "vol3.2"},
+		// long options abbreviated, unambiguous or not
+		{"--s", "synth3"}, {"--h", "synth3"}, {"--l", "synth3"}, {"--m", "synth3"}, {"--in", "synth3"},
+		{"--de", "synth3"}, {"--hel", "synth3"}, {"--st", "+1", "synth3"}, {"--on", "synth3"}, {"-z", "-Z", "EST5EDT", "-l", "synth3"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			wout, werr, wrc := testenv.RunRealIn(t, dir, "pmdumplog", args...)

@@ -1,7 +1,7 @@
-// Package getopt parses command lines the way GNU getopt_long does, with
-// its permutation of arguments, abbreviations of long options and its
-// exact error messages, because the real PCP tools use it and users'
-// scripts depend on how they accept and reject arguments.
+// Package getopt parses command lines the way the GNU getopt_long that
+// PCP's tools use does, with its permutation of arguments, abbreviations
+// of long options and its exact error messages, because users' scripts
+// depend on how the real tools accept and reject arguments.
 package getopt
 
 import (
@@ -10,7 +10,8 @@ import (
 )
 
 // Long describes a long option; Short is the option character it stands
-// for (or a value above 255 for long-only options).
+// for (or a value above 255 for long-only options). A table may hold
+// short-only entries with an empty Name, as the real tools' tables do.
 type Long struct {
 	Name   string
 	HasArg bool
@@ -24,9 +25,16 @@ type Opt struct {
 	Arg   string
 }
 
-// Errors are the complaints of one parse, each exactly what GNU getopt
-// prints after "prog: ". Like getopt, parsing goes on after a bad option,
-// so a command line can have several.
+// Event is one step of a parse, in command-line order: an option, or,
+// when Err is not empty, a complaint (exactly what getopt prints after
+// "prog: ").
+type Event struct {
+	Opt
+	Err string
+}
+
+// Errors are the complaints of one parse. Like getopt, parsing goes on
+// after a bad option, so a command line can have several.
 type Errors []string
 
 func (e Errors) Error() string { return strings.Join(e, "\n") }
@@ -36,96 +44,122 @@ func (e Errors) Error() string { return strings.Join(e, "\n") }
 // and the long options. It returns the options in order, the remaining
 // operands in order, and, if any option was bad, an Errors.
 func Parse(args []string, short string, longs []Long) ([]Opt, []string, error) {
-	opts, operands, errs := parse(args, short, longs)
+	evs, operands := ParseEvents(args, short, longs)
+	var opts []Opt
+	var errs Errors
+	for _, ev := range evs {
+		if ev.Err != "" {
+			errs = append(errs, ev.Err)
+		} else {
+			opts = append(opts, ev.Opt)
+		}
+	}
 	if len(errs) > 0 {
 		return opts, operands, errs
 	}
 	return opts, operands, nil
 }
 
-func parse(args []string, short string, longs []Long) ([]Opt, []string, Errors) {
-	var opts []Opt
+// ParseEvents parses args as Parse does, keeping options and complaints
+// in command-line order, for tools that interleave their own messages
+// with getopt's. Options are permuted before the operands; "--" ends them.
+func ParseEvents(args []string, short string, longs []Long) ([]Event, []string) {
+	var evs []Event
 	var operands []string
-	var errs Errors
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--":
-			operands = append(operands, args[i+1:]...)
-			return opts, operands, errs
+			return evs, append(operands, args[i+1:]...)
 		case strings.HasPrefix(a, "--"):
-			name, val, hasVal := strings.Cut(a[2:], "=")
-			l, err := findLong(name, longs)
-			if err != nil {
-				errs = append(errs, err.Error())
-				continue
-			}
-			o := Opt{Short: l.Short, Name: l.Name}
-			if l.HasArg {
-				if hasVal {
-					o.Arg = val
-				} else if i+1 < len(args) {
-					i++
-					o.Arg = args[i]
-				} else {
-					errs = append(errs, fmt.Sprintf("option '--%s' requires an argument", l.Name))
-					continue
+			body := a[2:]
+			name, val, hasVal := strings.Cut(body, "=")
+			l, msg := findLong(a, name, longs)
+			if l == nil {
+				if msg == "" {
+					msg = fmt.Sprintf("unrecognized option '--%s'", body)
 				}
-			} else if hasVal {
-				errs = append(errs, fmt.Sprintf("option '--%s' doesn't allow an argument", l.Name))
+				evs = append(evs, Event{Err: msg})
 				continue
 			}
-			opts = append(opts, o)
+			ev := Event{Opt: Opt{Short: l.Short, Name: l.Name}}
+			switch {
+			case l.HasArg && hasVal:
+				ev.Arg = val
+			case l.HasArg && i+1 < len(args):
+				i++
+				ev.Arg = args[i]
+			case l.HasArg:
+				evs = append(evs, Event{Err: fmt.Sprintf("option '--%s' requires an argument", l.Name)})
+				continue
+			case hasVal:
+				evs = append(evs, Event{Err: fmt.Sprintf("option '--%s' doesn't allow an argument", l.Name)})
+				continue
+			}
+			evs = append(evs, ev)
 		case len(a) > 1 && a[0] == '-':
 			for j := 1; j < len(a); j++ {
 				c := rune(a[j])
-				k := strings.IndexRune(short, c)
+				k := strings.IndexByte(short, a[j])
 				if c == ':' || k < 0 {
-					errs = append(errs, fmt.Sprintf("invalid option -- '%c'", c))
+					evs = append(evs, Event{Err: fmt.Sprintf("invalid option -- '%c'", c)})
 					continue
 				}
 				if k+1 < len(short) && short[k+1] == ':' {
-					o := Opt{Short: c}
+					ev := Event{Opt: Opt{Short: c}}
 					if j+1 < len(a) {
-						o.Arg = a[j+1:]
+						ev.Arg = a[j+1:]
 					} else if i+1 < len(args) {
 						i++
-						o.Arg = args[i]
+						ev.Arg = args[i]
 					} else {
-						errs = append(errs, fmt.Sprintf("option requires an argument -- '%c'", c))
+						evs = append(evs, Event{Err: fmt.Sprintf("option requires an argument -- '%c'", c)})
 						break
 					}
-					opts = append(opts, o)
+					evs = append(evs, ev)
 					break
 				}
-				opts = append(opts, Opt{Short: c})
+				evs = append(evs, Event{Opt: Opt{Short: c}})
 			}
 		default:
 			operands = append(operands, a)
 		}
 	}
-	return opts, operands, errs
+	return evs, operands
 }
 
-func findLong(name string, longs []Long) (*Long, error) {
-	var matches []*Long
+// findLong looks name up: an exact match, or the only option it
+// abbreviates. An ambiguous abbreviation gives the complaint, listing the
+// first match and then the others from the end of the table back, as
+// that getopt does; entries that differ from the first only in name do not
+// make it ambiguous.
+func findLong(arg, name string, longs []Long) (*Long, string) {
+	var first *Long
+	var others []*Long
 	for i := range longs {
-		if longs[i].Name == name {
-			return &longs[i], nil
+		l := &longs[i]
+		if l.Name == "" || !strings.HasPrefix(l.Name, name) {
+			continue
 		}
-		if strings.HasPrefix(longs[i].Name, name) {
-			matches = append(matches, &longs[i])
+		if len(l.Name) == len(name) {
+			return l, ""
+		}
+		if first == nil {
+			first = l
+		} else if first.HasArg != l.HasArg || first.Short != l.Short {
+			others = append(others, l)
 		}
 	}
-	switch {
-	case len(matches) == 1:
-		return matches[0], nil
-	case len(matches) > 1:
-		s := fmt.Sprintf("option '--%s' is ambiguous; possibilities:", name)
-		for _, m := range matches {
-			s += " '--" + m.Name + "'"
-		}
-		return nil, fmt.Errorf("%s", s)
+	if first == nil {
+		return nil, ""
 	}
-	return nil, fmt.Errorf("unrecognized option '--%s'", name)
+	if len(others) == 0 {
+		return first, ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "option '%s' is ambiguous; possibilities: '--%s'", arg, first.Name)
+	for i := len(others) - 1; i >= 0; i-- {
+		fmt.Fprintf(&b, " '--%s'", others[i].Name)
+	}
+	return nil, b.String()
 }
