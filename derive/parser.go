@@ -1,0 +1,410 @@
+package derive
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pcpkit/pcpkit/pmapi"
+)
+
+// SyntaxError is a failed parse: the position libpcp reports (the value
+// pmRegisterDerived returns, as an offset into the expression) and the
+// message pmDerivedErrStr gives, which is empty when libpcp has none (a
+// syntax error that no error rule of the grammar describes, such as
+// "1e5").
+type SyntaxError struct {
+	Expr string
+	// Pos is the byte offset of the error in Expr. It is -1 for an empty
+	// expression (libpcp points just before it), otherwise 0 <= Pos <
+	// len(Expr).
+	Pos int
+	Msg string
+}
+
+func (e *SyntaxError) Error() string {
+	if e.Msg == "" {
+		return fmt.Sprintf("syntax error at offset %d", e.Pos)
+	}
+	return fmt.Sprintf("syntax error at offset %d: %s", e.Pos, e.Msg)
+}
+
+// Caret is the caret line pmRegisterDerivedMetric prints under the
+// expression: a space for each byte before the error, then "^" (for
+// position -1, a space and "^").
+func (e *SyntaxError) Caret() string {
+	n := e.Pos
+	if n < 0 {
+		n = -n
+	}
+	return strings.Repeat(" ", n) + "^"
+}
+
+// Parse parses an expression of the given dialect. The error, if any, is
+// a *SyntaxError.
+func Parse(expr string, d Dialect) (*Node, error) {
+	var inMatchinst bool
+	return parse(expr, d, &inMatchinst)
+}
+
+// yval is a semantic value on the parser stack.
+type yval struct {
+	node *Node
+	text string
+	pos  int
+	tok  tok
+	bang bool
+}
+
+type parser struct {
+	lg          *langGrammar
+	lx          *lexer
+	errmsg      string
+	dialect     Dialect
+	spec        *Spec // libpcp's specdesc: the mkconst()/novalue() being built
+	inMatchinst *bool
+}
+
+func (p *parser) gramerr(what, after string, quoted bool) {
+	if p.errmsg != "" {
+		return
+	}
+	if quoted {
+		p.errmsg = what + " '" + after + "'"
+	} else {
+		p.errmsg = what + " expected to follow " + after
+	}
+}
+
+// action outcomes
+const (
+	actOK = iota
+	actAccept
+	actError // YYERROR
+	actAbort // the action reported an error and returned from the parser
+)
+
+// maxSteps bounds the parser loop (Bison's recovery can in principle read
+// tokens for a long time; these grammars never do).
+const maxSteps = 1 << 22
+
+func parse(expr string, d Dialect, inMatchinst *bool) (*Node, error) {
+	p := &parser{lg: getGrammar(d), dialect: d, inMatchinst: inMatchinst}
+	p.lx = newLexer(expr, d, inMatchinst, &p.errmsg)
+	t := p.lg.t
+	states := []int{0}
+	vals := []yval{{}}
+	errstatus := 0
+	la := tok(-1) // no look-ahead
+	var laVal yval
+	fail := func() (*Node, error) {
+		return nil, &SyntaxError{Expr: expr, Pos: p.lx.lexicon, Msg: p.errmsg}
+	}
+	readLA := func() {
+		la = p.lx.next()
+		laVal = yval{text: p.lx.text, pos: p.lx.lexicon, tok: la}
+	}
+	const (
+		stNew = iota
+		stErrlab
+		stErrlab1
+	)
+	mode := stNew
+	for step := 0; step < maxSteps; step++ {
+		switch mode {
+		case stErrlab:
+			if errstatus == 3 {
+				// the look-ahead could not be used after an error: discard
+				// it (the lexer never returns Bison's end of input)
+				la = -1
+			}
+			mode = stErrlab1
+			continue
+		case stErrlab1:
+			errstatus = 3
+			for {
+				st := t.states[states[len(states)-1]]
+				if st.shiftsError >= 0 {
+					states = append(states, st.shiftsError)
+					vals = append(vals, yval{pos: p.lx.lexicon})
+					break
+				}
+				if len(states) == 1 {
+					return fail()
+				}
+				states = states[:len(states)-1]
+				vals = vals[:len(vals)-1]
+			}
+			mode = stNew
+			continue
+		}
+		st := t.states[states[len(states)-1]]
+		rule := -1
+		if st.readsLookahead {
+			if la < 0 {
+				readLA()
+			}
+			sym := symID(-1)
+			if p.lg.hasTk[la] {
+				sym = p.lg.tsym[la]
+			}
+			if a, ok := st.action[sym]; ok {
+				if a >= 0 {
+					if errstatus > 0 {
+						errstatus--
+					}
+					states = append(states, a)
+					vals = append(vals, laVal)
+					la = -1
+					continue
+				}
+				rule = -a - 1
+			}
+		}
+		if rule < 0 {
+			rule = st.defRed
+			if rule < 0 {
+				mode = stErrlab
+				continue
+			}
+		}
+		// reduce
+		r := t.g.rules[rule]
+		n := len(r.rhs)
+		rhs := vals[len(vals)-n:]
+		var res yval
+		if n > 0 {
+			res = rhs[0]
+		} else {
+			res = yval{pos: p.lx.lexicon}
+		}
+		switch p.act(rule, r.action, rhs, &res) {
+		case actAccept:
+			return res.node, nil
+		case actAbort:
+			return fail()
+		case actError:
+			states = states[:len(states)-n]
+			vals = vals[:len(vals)-n]
+			mode = stErrlab1
+			continue
+		}
+		states = states[:len(states)-n]
+		vals = vals[:len(vals)-n]
+		top := t.states[states[len(states)-1]]
+		states = append(states, top.trans[r.lhs])
+		vals = append(vals, res)
+	}
+	p.errmsg = "parser step limit exceeded"
+	return fail()
+}
+
+var binaryOps = map[tok]Op{
+	tPlus: OpAdd, tMinus: OpSub, tStar: OpMul, tSlash: OpDiv,
+	tLT: OpLT, tLEQ: OpLE, tEQ: OpEQ, tGEQ: OpGE, tGT: OpGT, tNEQ: OpNE,
+	tAnd: OpAnd, tOr: OpOr,
+}
+
+var funcOps = map[tok]Op{
+	tAvg: OpAvg, tCount: OpCount, tDelta: OpDelta, tMax: OpMax, tMin: OpMin,
+	tSum: OpSum, tRate: OpRate, tInstant: OpInstant, tDefined: OpDefined,
+}
+
+func (p *parser) act(rule, action int, rhs []yval, res *yval) int {
+	info := p.lg.info[rule]
+	switch action {
+	case aDefault:
+	case aAccept:
+		return actAccept
+	case aUnexpected:
+		p.gramerr("Unexpected", info.after, true)
+		return actError
+	case aInitial:
+		p.gramerr("Unexpected initial", info.after, true)
+		return actError
+	case aFollow:
+		p.gramerr(info.what, info.after, false)
+		return actError
+	case aParen:
+		res.node = rhs[1].node
+		res.pos = rhs[0].pos
+	case aNameInst:
+		res.node = &Node{Op: OpInst, Pos: rhs[0].pos, Text: rhs[1].text,
+			Left: &Node{Op: OpName, Pos: rhs[0].pos, Text: rhs[0].text}}
+	case aParenInst:
+		res.node = &Node{Op: OpInst, Pos: rhs[0].pos, Text: rhs[3].text, Left: rhs[1].node}
+	case aName:
+		res.node = &Node{Op: OpName, Pos: rhs[0].pos, Text: rhs[0].text}
+	case aBinary:
+		res.node = &Node{Op: binaryOps[rhs[1].tok], Pos: rhs[0].node.Pos, Left: rhs[0].node, Right: rhs[2].node}
+	case aUnary:
+		op := OpNeg
+		if rhs[0].tok == tNot {
+			op = OpNot
+		}
+		res.node = &Node{Op: op, Pos: rhs[0].pos, Left: rhs[1].node}
+	case aCond:
+		res.node = &Node{Op: OpCond, Pos: rhs[0].node.Pos, Left: rhs[0].node, Right: rhs[2].node, Else: rhs[4].node}
+	case aRegexpr:
+		re, err := compileERE(rhs[1].text)
+		if err != nil {
+			p.gramerr("bad regular expression:", err.Error(), true)
+			return actAbort
+		}
+		res.node = &Node{Op: OpMatchInst, Pos: rhs[0].pos, Text: rhs[1].text, Invert: rhs[0].bang, Regexp: re}
+		if !rhs[0].bang {
+			res.node.Pos = rhs[1].pos
+		}
+	case aBang:
+		res.bang = true
+	case aNoBang:
+		res.bang = false
+	case aInteger:
+		res.node = &Node{Op: OpInteger, Pos: rhs[0].pos, Text: rhs[0].text}
+	case aDouble:
+		res.node = &Node{Op: OpDouble, Pos: rhs[0].pos, Text: rhs[0].text}
+	case aSpecInt:
+		p.spec = &Spec{Type: pmapi.TypeU32, Sem: pmapi.SemDiscrete}
+	case aSpecDouble:
+		p.spec = &Spec{Type: pmapi.TypeDouble, Sem: pmapi.SemDiscrete}
+	case aNovalueSpec:
+		p.spec = &Spec{Type: pmapi.TypeU32, Sem: pmapi.SemDiscrete}
+	case aMkconstInt, aMkconstDbl:
+		if action == aMkconstDbl && p.spec.Type != pmapi.TypeDouble && p.spec.Type != pmapi.TypeFloat {
+			p.gramerr("Incompatible floating point constant and type", p.spec.Type.String(), true)
+			return actAbort
+		}
+		op := OpInteger
+		if action == aMkconstDbl {
+			op = OpDouble
+		}
+		res.node = &Node{Op: op, Pos: rhs[0].pos, Text: rhs[2].text, Spec: p.spec}
+		p.spec = nil
+	case aSpecType, aSpecSem, aSpecUnits, aSpecMeta:
+		v := rhs[2].text
+		switch action {
+		case aSpecType:
+			typ, ok := parseTypeName(v)
+			if !ok {
+				p.gramerr("Unrecognized value for type", v, true)
+				return actAbort
+			}
+			p.spec.Type = typ
+			p.spec.Params = append(p.spec.Params, SpecParam{"type", v})
+		case aSpecSem:
+			sem, ok := parseSemName(v)
+			if !ok {
+				p.gramerr("Unrecognized value for semantics", v, true)
+				return actAbort
+			}
+			p.spec.Sem = sem
+			p.spec.Params = append(p.spec.Params, SpecParam{"semantics", v})
+		case aSpecUnits:
+			u, _, err := pmapi.ParseUnits(v)
+			if err != nil {
+				p.gramerr("Illegal units:", unitsErrText(err), true)
+				return actAbort
+			}
+			p.spec.Units = u
+			p.spec.Params = append(p.spec.Params, SpecParam{"units", v})
+		case aSpecMeta:
+			p.spec.Meta = v
+			p.spec.Params = append(p.spec.Params, SpecParam{"meta", v})
+		}
+	case aAnon:
+		if _, ok := anonTypes[rhs[2].text]; !ok {
+			// libpcp 6.0.3 prints "Error: type=X not allowed for anon()"
+			// and then frees the node twice (it aborts); refuse it here.
+			p.gramerr("type not allowed for anon()", rhs[2].text, true)
+			return actAbort
+		}
+		res.node = &Node{Op: OpAnon, Pos: rhs[0].pos, Text: rhs[2].text}
+	case aFunc:
+		op := funcOps[rhs[0].tok]
+		arg := rhs[2].node
+		if arg == nil { // 6.0.3 and defined(): a metric name
+			arg = &Node{Op: OpName, Pos: rhs[2].pos, Text: rhs[2].text}
+		}
+		res.node = &Node{Op: op, Pos: rhs[0].pos, Left: arg}
+	case aRescale:
+		u, _, err := pmapi.ParseUnits(rhs[4].text)
+		if err != nil {
+			p.gramerr("Illegal units:", unitsErrText(err), true)
+			return actAbort
+		}
+		res.node = &Node{Op: OpRescale, Pos: rhs[0].pos, Left: rhs[2].node, Text: rhs[4].text, Units: u}
+	case aMatchinst:
+		n := rhs[2].node
+		n.Left = rhs[4].node
+		n.Pos = rhs[0].pos
+		res.node = n
+		*p.inMatchinst = false
+	case aScalar:
+		res.node = &Node{Op: OpScalar, Pos: rhs[0].pos, Left: rhs[2].node}
+	case aNovalue:
+		spec := p.spec
+		if len(rhs) == 3 {
+			spec = &Spec{Type: pmapi.TypeU32, Sem: pmapi.SemDiscrete}
+		}
+		p.spec = nil
+		res.node = &Node{Op: OpNoValue, Pos: rhs[0].pos, Spec: spec}
+	default:
+		panic("derive: unknown grammar action")
+	}
+	return actOK
+}
+
+var anonTypes = map[string]pmapi.Type{
+	"PM_TYPE_32": pmapi.Type32, "PM_TYPE_U32": pmapi.TypeU32, "PM_TYPE_64": pmapi.Type64,
+	"PM_TYPE_U64": pmapi.TypeU64, "PM_TYPE_FLOAT": pmapi.TypeFloat, "PM_TYPE_DOUBLE": pmapi.TypeDouble,
+}
+
+// parseTypeName accepts mkconst's type= values, without regard to case.
+func parseTypeName(v string) (pmapi.Type, bool) {
+	switch asciiUpper(v) {
+	case "32":
+		return pmapi.Type32, true
+	case "U32":
+		return pmapi.TypeU32, true
+	case "64":
+		return pmapi.Type64, true
+	case "U64":
+		return pmapi.TypeU64, true
+	case "FLOAT":
+		return pmapi.TypeFloat, true
+	case "DOUBLE":
+		return pmapi.TypeDouble, true
+	}
+	return 0, false
+}
+
+// parseSemName accepts mkconst's semantics= values, without regard to case.
+func parseSemName(v string) (pmapi.Sem, bool) {
+	switch asciiUpper(v) {
+	case "COUNTER":
+		return pmapi.SemCounter, true
+	case "INSTANT":
+		return pmapi.SemInstant, true
+	case "DISCRETE":
+		return pmapi.SemDiscrete, true
+	}
+	return 0, false
+}
+
+// unitsErrText is pmParseUnitsStr's error message.
+func unitsErrText(err error) string {
+	if ue, ok := err.(*pmapi.UnitsError); ok {
+		return ue.Msg
+	}
+	return err.Error()
+}
+
+// asciiUpper upper-cases ASCII letters only (strcasecmp in the C locale).
+func asciiUpper(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'a' <= c && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		}
+	}
+	return string(b)
+}
