@@ -1,0 +1,260 @@
+package logextract
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/internal/getopt"
+	"github.com/pcpkit/pcpkit/pcptime"
+	"github.com/pcpkit/pcpkit/pmapi"
+)
+
+const shortOpts = "c:dfmS:s:T:V:v:wxZ:z?"
+
+var longOpts = []getopt.Long{
+	{Name: "config", HasArg: true, Short: 'c'},
+	{Name: "desperate", Short: 'd'},
+	{Name: "first", Short: 'f'},
+	{Name: "mark", Short: 'm'},
+	{Name: "start", HasArg: true, Short: 'S'},
+	{Name: "samples", HasArg: true, Short: 's'},
+	{Name: "finish", HasArg: true, Short: 'T'},
+	{Name: "outputversion", HasArg: true, Short: 'V'},
+	{Name: "timezone", HasArg: true, Short: 'Z'},
+	{Name: "hostzone", Short: 'z'},
+	{Name: "help", Short: '?'},
+	{Name: "sync", Short: 1000},
+}
+
+const usage = `Usage: pmlogextract [options] input-archive output-archive
+
+Options:
+  -c FILE, --config=FILE
+                        file to load configuration from
+  -d, --desperate       desperate, save output after fatal error
+  -f, --first           use timezone from first archive [default is last]
+  -m, --mark            ignore prologue/epilogue records and <mark> between archives
+  -S TIME, --start=TIME start of the time window
+  -s NUM, --samples=NUM terminate after NUM log records have been written
+  -T TIME, --finish=TIME
+                        end of the time window
+  -V VERSION, --outputversion=VERSION
+                        output archive version
+  -v SAMPLES            switch log volumes after this many samples
+  -w                    ignore day/month/year
+  -x                    skip metrics with mismatched metadata
+  -Z TZ, --timezone=TZ  set reporting timezone
+  -z, --hostzone        set reporting timezone to local time of metrics source
+  -?, --help            show this usage message and exit
+`
+
+// Main runs pmlogextract with args (without the program name), writing
+// to stdout and stderr, and returns the exit status. Options -w (daily
+// windows) and -x (dropping metrics whose metadata differ between
+// inputs) are accepted but not implemented: they are refused with a
+// message. --sync (a pcpkit extra) makes every record durable before the
+// next is written.
+func Main(args []string, stdout, stderr io.Writer) int {
+	const prog = "pmlogextract"
+	opts, operands, perr := getopt.Parse(args, shortOpts, longOpts)
+	o := &Options{Stdout: stdout, Stderr: stderr, progName: prog}
+	bad := false
+	if perr != nil {
+		for _, e := range perr.(getopt.Errors) {
+			fmt.Fprintf(stderr, "%s: %s\n", prog, e)
+		}
+		bad = true
+	}
+	var tz string
+	hostzone, desperate := false, false
+	for _, op := range opts {
+		switch op.Short {
+		case 'c':
+			o.Config = op.Arg
+		case 'd':
+			desperate = true
+		case 'f':
+			o.FirstTZ = true
+		case 'm':
+			o.AlwaysMark = true
+		case 'S':
+			s := op.Arg
+			o.Start = &s
+		case 'T':
+			s := op.Arg
+			o.End = &s
+		case 's':
+			n, err := strconv.Atoi(op.Arg)
+			if err != nil || n < 0 {
+				fmt.Fprintf(stderr, "%s: -s requires numeric argument\n", prog)
+				bad = true
+			}
+			o.Samples = n
+		case 'v':
+			n, err := strconv.Atoi(op.Arg)
+			if err != nil || n < 0 {
+				fmt.Fprintf(stderr, "%s: -v requires numeric argument\n", prog)
+				bad = true
+			}
+			o.VolSamples = n
+		case 'V':
+			n, err := strconv.Atoi(op.Arg)
+			if err != nil {
+				fmt.Fprintf(stderr, "%s: -V requires numeric argument\n", prog)
+				bad = true
+			}
+			if n != 2 && n != 3 {
+				fmt.Fprintf(stderr, "%s: -V value must be 2 or 3\n", prog)
+				bad = true
+			}
+			o.Version = n
+		case 'w', 'x':
+			fmt.Fprintf(stderr, "%s: -%c is not supported by pcpkit\n", prog, op.Short)
+			return 1
+		case 'Z':
+			tz = op.Arg
+		case 'z':
+			hostzone = true
+		case '?':
+			bad = true
+		case 1000:
+			o.SyncEveryRecord = true
+		}
+	}
+	if hostzone && tz != "" {
+		fmt.Fprintf(stderr, "%s: at most one of -Z and/or -z allowed\n", prog)
+		bad = true
+	}
+	if !bad && len(operands) < 2 {
+		fmt.Fprintf(stderr, "%s: Error: insufficient arguments\n", prog)
+		bad = true
+	}
+	if bad {
+		fmt.Fprint(stderr, usage)
+		return 1
+	}
+	o.Desperate = desperate
+	o.Inputs = operands[:len(operands)-1]
+	o.Output = operands[len(operands)-1]
+	expanded, err := expandInputs(o.Inputs)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+		return 1
+	}
+	o.Names, o.Inputs = o.Inputs, expanded
+	switch {
+	case hostzone:
+		for _, in := range o.Inputs {
+			if tz, host, err := labelZone(in); err == nil {
+				o.Zone = pcptime.LoadZone(tz)
+				fmt.Fprintf(stdout, "Note: timezone set to local timezone of host \"%s\" from archive\n\n", host)
+				break
+			}
+		}
+	case tz != "":
+		o.Zone = pcptime.LoadZone(tz)
+		fmt.Fprintf(stdout, "Note: timezone set to \"TZ=%s\"\n\n", tz)
+	}
+	if err := Extract(o); err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			e = &Error{Msg: "Error: " + err.Error()}
+		}
+		if e.NoPrefix {
+			fmt.Fprintf(stderr, "%s\n", e.Msg)
+		} else {
+			fmt.Fprintf(stderr, "%s: %s\n", prog, e.Msg)
+		}
+		if e.Usage {
+			fmt.Fprint(stderr, usage)
+		}
+		if e.NotCreated {
+			fmt.Fprintf(stderr, "Archive \"%s\" not created.\n", o.Output)
+		}
+		return 1
+	}
+	return 0
+}
+
+// expandInputs resolves each input argument to one archive. An argument
+// may be a comma-separated list of archives or a directory of archives
+// (a libpcp multi-archive context); the real tool then reads only the
+// context's first archive (the earliest), so that one is taken.
+func expandInputs(in []string) ([]string, error) {
+	out := make([]string, 0, len(in))
+	for _, arg := range in {
+		var names []string
+		for _, name := range strings.Split(arg, ",") {
+			if name == "" {
+				continue
+			}
+			st, err := os.Stat(name)
+			if err != nil || !st.IsDir() {
+				names = append(names, name)
+				continue
+			}
+			ents, err := os.ReadDir(name)
+			if err != nil {
+				return nil, err
+			}
+			for _, e := range ents {
+				if base, ok := testenvArchiveBase(e.Name()); ok {
+					names = append(names, filepath.Join(name, base))
+				}
+			}
+		}
+		if len(names) <= 1 {
+			out = append(out, names...)
+			if len(names) == 0 {
+				out = append(out, arg)
+			}
+			continue
+		}
+		best, bestStart := names[0], pmapi.Timestamp{}
+		found := false
+		for _, n := range names {
+			a, err := archive.Open(n)
+			if err != nil {
+				continue
+			}
+			st := a.Label().Start
+			a.Close()
+			if !found || st.Before(bestStart) {
+				best, bestStart, found = n, st, true
+			}
+		}
+		out = append(out, best)
+	}
+	return out, nil
+}
+
+// testenvArchiveBase returns the archive base name of a metadata file
+// name ("x.meta" or "x.meta.xz" and the like give "x", true).
+func testenvArchiveBase(name string) (string, bool) {
+	for _, suf := range []string{".xz", ".lzma", ".bz2", ".bz", ".gz", ".Z", ".z", ".zst"} {
+		if strings.HasSuffix(name, ".meta"+suf) {
+			name = strings.TrimSuffix(name, suf)
+			break
+		}
+	}
+	if base, ok := strings.CutSuffix(name, ".meta"); ok && base != "" {
+		return base, true
+	}
+	return "", false
+}
+
+// labelZone returns the time zone and host in the label of archive name.
+func labelZone(name string) (string, string, error) {
+	a, err := archive.Open(name)
+	if err != nil {
+		return "", "", err
+	}
+	defer a.Close()
+	return a.Label().TZ, a.Label().Hostname, nil
+}
