@@ -1,6 +1,9 @@
 // Command pmlogsummary summarises the metrics of a PCP archive (or of a
 // set of archives), with the options and output of PCP 6.0.3's
 // pmlogsummary. See pmlogsummary(1).
+//
+// pcpkit adds --json and --csv, a batch mode (--each ARCHIVE..., with -j N
+// workers and --shard K/N) and --merge; see docs/pmlogsummary.md.
 package main
 
 import (

@@ -6,7 +6,12 @@
 //
 // It reads the archive forwards once (twice with -B), keeping one
 // accumulator per metric instance, so its memory does not depend on the
-// length of the archive.
+// length of the archive. With more than one core, the reading and
+// decoding run a batch of records ahead of the arithmetic, in a goroutine
+// of their own.
+//
+// pcpkit adds --json and --csv (machine.go), --each with -j and --shard
+// (batch.go), and --merge (merge.go): see docs/pmlogsummary.md.
 package logsummary
 
 import (
@@ -16,6 +21,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -72,9 +78,32 @@ type nameSpace interface {
 }
 
 type summary struct {
+	options
 	out  *bufio.Writer
 	errw io.Writer
 
+	// the state of one archive (or multi-archive context)
+	set         *archive.Set
+	meta        *archive.Meta
+	ns          nameSpace // names: the archive's, or -n's
+	z           *pcptime.Zone
+	winStart    tv
+	winEnd      tv
+	logspan     float64
+	dayflag     bool
+	warned      map[pmapi.PMID]bool
+	buf         []byte
+	msp         *metricSpec
+	archiveName string
+	metricArgs  []string
+	stats       *stats
+	exitStatus  int
+	doc         *doc // the rows of --json and --csv
+}
+
+// options are what the command line sets, the same for every archive of
+// --each.
+type options struct {
 	// columns and formats, set by the options in command-line order
 	stocaveflag, timeaveflag, sumflag bool
 	minflag, maxflag, mintimeflag     bool
@@ -86,21 +115,18 @@ type summary struct {
 	tz, start, finish, namespace      string
 	startSet, finishSet, namespaceSet bool
 	counterWrap                       bool
-	set                               *archive.Set
-	meta                              *archive.Meta
-	ns                                nameSpace       // names: the archive's, or -n's
 	altNS                             *pmns.Namespace // loaded with -n
-	z                                 *pcptime.Zone
-	winStart, winEnd                  tv
-	logspan                           float64
-	dayflag                           bool
-	warned                            map[pmapi.PMID]bool
-	buf                               []byte
-	msp                               *metricSpec
-	archiveName                       string
-	metricArgs                        []string
-	stats                             *stats
-	exitStatus                        int
+
+	// pcpkit's extensions (docs/pmlogsummary.md)
+	format     outFormat // text, --json or --csv
+	each       bool      // --each: every archive on its own
+	merge      bool      // --merge: join --json or --csv outputs
+	jobs       int       // -j: workers for --each (0: GOMAXPROCS)
+	jobsSet    bool
+	shardK     int // --shard K/N (shardN 0: none)
+	shardN     int
+	metricOpts []string // --metric, in order
+	pipeline   bool     // read ahead in a goroutine (pass)
 }
 
 // Main runs pmlogsummary with args (without the program name), writing to
@@ -110,8 +136,11 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	defer out.Flush()
 	_, wrap := os.LookupEnv("PCP_COUNTER_WRAP")
 	s := &summary{
-		out: out, errw: stderr, timeaveflag: true, delimiter: ' ', precision: 3,
-		counterWrap: wrap, warned: map[pmapi.PMID]bool{},
+		options: options{
+			timeaveflag: true, delimiter: ' ', precision: 3, counterWrap: wrap,
+			pipeline: usePipeline(),
+		},
+		out: out, errw: stderr, warned: map[pmapi.PMID]bool{},
 	}
 	return s.run(args)
 }
@@ -281,9 +310,51 @@ func (s *summary) run(args []string) int {
 			}
 		case '?':
 			errs++
+		case 'j':
+			v, ok := strtol(ev.arg)
+			if !ok || v < 1 || v > 1<<16 {
+				s.complain("-j requires a positive numeric argument")
+				errs++
+				runtimeErr = true
+			} else {
+				s.jobs, s.jobsSet = int(v), true
+			}
+		case optJSON, optCSV:
+			f := jsonFormat
+			if ev.opt == optCSV {
+				f = csvFormat
+			}
+			if s.format != textFormat && s.format != f {
+				s.complain("at most one of --json and --csv allowed")
+				errs++
+				runtimeErr = true
+			}
+			s.format = f
+		case optEach:
+			s.each = true
+		case optMerge:
+			s.merge = true
+		case optShard:
+			k, n, ok := parseShard(ev.arg)
+			if !ok {
+				s.complain("--shard requires K/N with 0 <= K < N, not %q", ev.arg)
+				errs++
+				runtimeErr = true
+			} else {
+				s.shardK, s.shardN = k, n
+			}
+		case optMetric:
+			s.metricOpts = append(s.metricOpts, ev.arg)
 		}
 	}
-	if errs == 0 && !exitFlag && len(operands) == 0 {
+	if errs == 0 && !exitFlag {
+		if msg := s.checkExtensions(); msg != "" {
+			s.complain("%s", msg)
+			errs++
+			runtimeErr = true
+		}
+	}
+	if errs == 0 && !exitFlag && len(operands) == 0 && !s.merge {
 		fmt.Fprint(s.errw, "Error: no archive specified\n\n")
 		errs++
 	}
@@ -296,9 +367,13 @@ func (s *summary) run(args []string) int {
 		}
 		return 1
 	}
-	s.archiveName = operands[0]
-	s.metricArgs = operands[1:]
-	return s.summarise()
+	switch {
+	case s.merge:
+		return s.runMerge(operands)
+	case s.each:
+		return s.runEach(operands)
+	}
+	return s.runOne(operands[0], append(operands[1:len(operands):len(operands)], s.metricOpts...))
 }
 
 // errText renders an error as the real tools do: the PCP or system error
@@ -357,15 +432,24 @@ func (s *summary) summarise() int {
 	if s.altNS != nil {
 		s.ns = s.altNS
 	}
+	text := s.format == textFormat
+	if d := s.doc; d != nil {
+		l := set.Label()
+		d.opened, d.host, d.tz, d.version = true, l.Hostname, l.TZ, l.Version
+	}
 
 	// The reporting zone, then the time window.
 	switch {
 	case s.hostzone:
 		s.z = pcptime.LoadZone(set.Label().TZ)
-		fmt.Fprintf(s.out, "Note: timezone set to local timezone of host \"%s\" from archive\n\n", set.Label().Hostname)
+		if text {
+			fmt.Fprintf(s.out, "Note: timezone set to local timezone of host \"%s\" from archive\n\n", set.Label().Hostname)
+		}
 	case s.tz != "":
 		s.z = pcptime.LoadZone(s.tz)
-		fmt.Fprintf(s.out, "Note: timezone set to \"TZ=%s\"\n\n", s.tz)
+		if text {
+			fmt.Fprintf(s.out, "Note: timezone set to \"TZ=%s\"\n\n", s.tz)
+		}
 	default:
 		s.z = pcptime.LocalZone()
 	}
@@ -373,7 +457,10 @@ func (s *summary) summarise() int {
 		return rc
 	}
 
-	if s.lflag {
+	if d := s.doc; d != nil {
+		d.windowed, d.start, d.end = true, s.winStart, s.winEnd
+	}
+	if s.lflag && text {
 		s.printLabel()
 	}
 	s.logspan = s.winEnd.real() - s.winStart.real()
@@ -383,7 +470,7 @@ func (s *summary) summarise() int {
 	err = s.pass(s.stats.average, s.lflag)
 	if err == nil || !isFatal(err) {
 		if s.nbins > 0 {
-			err = s.pass(func(r *archive.Record) error { s.stats.binning(r); return nil }, false)
+			err = s.pass(func(r *rec) error { s.stats.binning(r); return nil }, false)
 		}
 	}
 	if err != nil {
@@ -395,7 +482,7 @@ func (s *summary) summarise() int {
 		s.exitStatus = 1
 	}
 
-	if s.hflag {
+	if s.hflag && text {
 		s.printHeader()
 	}
 	if len(s.metricArgs) == 0 {
@@ -437,7 +524,10 @@ func isFatal(err error) bool {
 // otherwise. label says the label was printed (-l) after positioning,
 // which in a multi-archive context loses the origin (see
 // archive.SetCursor.ForgetOrigin).
-func (s *summary) pass(fn func(*archive.Record) error, label bool) error {
+//
+// With s.pipeline set, reading and decoding run in a goroutine of their
+// own, a batch of records ahead of fn (see readAhead).
+func (s *summary) pass(fn func(*rec) error, label bool) error {
 	c := s.set.NewCursor()
 	if err := c.SeekTime(pmapi.Timestamp{Sec: s.winStart.sec, Nsec: int32(s.winStart.usec * 1000)}); err != nil {
 		return err
@@ -445,6 +535,10 @@ func (s *summary) pass(fn func(*archive.Record) error, label bool) error {
 	if label {
 		c.ForgetOrigin()
 	}
+	if s.pipeline {
+		return s.readAhead(c, fn)
+	}
+	rr := new(rec) // one for the pass: fn's argument escapes
 	for {
 		r, err := c.Next()
 		if errors.Is(err, io.EOF) {
@@ -456,10 +550,122 @@ func (s *summary) pass(fn func(*archive.Record) error, label bool) error {
 		if !s.winEnd.notBefore(tvOf(r.Stamp)) {
 			return nil
 		}
-		if err := fn(r); err != nil {
+		*rr = recOf(r)
+		if err := fn(rr); err != nil {
 			return fatalError{err}
 		}
 	}
+}
+
+// batch is a run of records copied out of the reader's buffer.
+type batch struct {
+	raw  []byte
+	recs []rec // their raw fields point into raw
+	done bool  // the last batch of the pass
+	err  error // with done: the read error that ended the pass, if any
+}
+
+// batchBytes is the size a batch is sent at (a variable for the tests).
+var batchBytes = 128 << 10
+
+// pipelineMode decides whether pass reads ahead: 0 when there is more
+// than one core, 1 always, 2 never (for the tests).
+var pipelineMode = 0
+
+func usePipeline() bool {
+	switch pipelineMode {
+	case 1:
+		return true
+	case 2:
+		return false
+	}
+	return runtime.GOMAXPROCS(0) > 1
+}
+
+// readAhead is pass with the reading in a goroutine: it copies the records
+// in batches and hands them over, while fn works on the previous ones. fn
+// sees the same records in the same order, and the pass ends the same way.
+func (s *summary) readAhead(c *archive.SetCursor, fn func(*rec) error) error {
+	size := batchBytes
+	full := make(chan *batch, 2)
+	free := make(chan *batch, 4)
+	stop := make(chan struct{})
+	go func() {
+		defer close(full)
+		b := &batch{raw: make([]byte, 0, size+size/4)}
+		// send hands b over and starts a new one. (A record larger than
+		// a batch reallocates b.raw: the records before it keep the old
+		// array, which holds their bytes.)
+		send := func() bool {
+			select {
+			case full <- b:
+			case <-stop:
+				return false
+			}
+			select {
+			case b = <-free:
+				b.raw, b.recs = b.raw[:0], b.recs[:0]
+			default:
+				b = &batch{raw: make([]byte, 0, size+size/4)}
+			}
+			return true
+		}
+		for {
+			r, err := c.Next()
+			if err != nil || !s.winEnd.notBefore(tvOf(r.Stamp)) {
+				if err != nil && !errors.Is(err, io.EOF) {
+					b.err = err
+				}
+				b.done = true
+				select {
+				case full <- b:
+				case <-stop:
+				}
+				return
+			}
+			rr := recOf(r)
+			if len(rr.raw) > 0 {
+				if len(b.raw)+len(rr.raw) > cap(b.raw) && len(b.recs) > 0 {
+					if !send() {
+						return
+					}
+				}
+				start := len(b.raw)
+				b.raw = append(b.raw, rr.raw...)
+				rr.raw = b.raw[start:len(b.raw):len(b.raw)]
+			}
+			b.recs = append(b.recs, rr)
+			if len(b.raw) >= size {
+				if !send() {
+					return
+				}
+			}
+		}
+	}()
+	// The reader has ended when full is closed: drain it before
+	// returning, so that nothing reads the archive after the pass.
+	drain := func() {
+		for range full {
+		}
+	}
+	for b := range full {
+		for i := range b.recs {
+			if err := fn(&b.recs[i]); err != nil {
+				close(stop)
+				drain()
+				return fatalError{err}
+			}
+		}
+		if b.done {
+			drain()
+			return b.err
+		}
+		select {
+		case free <- b:
+		default:
+		}
+	}
+	return nil
 }
 
 // window computes the time window from the archive's bounds and -S/-T, as

@@ -44,7 +44,32 @@ var longOpts = []longOpt{
 	{"help", false, '?'},
 }
 
-const shortOpts = "abB:D:fFHiIlmMNn:p:rsS:T:vVxyzZ:?"
+// shortOpts are the real tool's short options, and pcpkit's -j.
+const shortOpts = "abB:D:fFHiIj:lmMNn:p:rsS:T:vVxyzZ:?"
+
+// Codes of pcpkit's long-only options.
+const (
+	optJSON = 1000 + iota
+	optCSV
+	optEach
+	optMerge
+	optShard
+	optMetric
+)
+
+// extLongOpts are pcpkit's long options (docs/pmlogsummary.md). They are
+// matched in full only, before the real tool's table: abbreviations and
+// their ambiguities stay those of the real tool ("--m" is ambiguous among
+// its options alone, "--js" is not an option).
+var extLongOpts = []longOpt{
+	{"json", false, optJSON},
+	{"csv", false, optCSV},
+	{"each", false, optEach},
+	{"jobs", true, 'j'},
+	{"merge", false, optMerge},
+	{"shard", true, optShard},
+	{"metric", true, optMetric},
+}
 
 // event is one step of the command line parse, in command-line order: an
 // option (with its argument), or a complaint (err, the text after
@@ -70,7 +95,16 @@ func parseArgs(args []string) ([]event, []string) {
 		case strings.HasPrefix(a, "--"):
 			body := a[2:]
 			name, val, hasVal := strings.Cut(body, "=")
-			l, msg := findLong(a, name)
+			var l *longOpt
+			var msg string
+			for k := range extLongOpts {
+				if extLongOpts[k].name == name {
+					l = &extLongOpts[k]
+				}
+			}
+			if l == nil {
+				l, msg = findLong(a, name)
+			}
 			if l == nil {
 				if msg == "" {
 					msg = fmt.Sprintf("unrecognized option '--%s'", body)

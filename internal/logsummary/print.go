@@ -142,7 +142,8 @@ func (s *summary) printSummary(name string) {
 	m.printed = true
 	d := s.delimiter
 	p := s.precision
-	for _, in := range m.insts {
+	for k := range m.insts {
+		in := &m.insts[k]
 		if m.desc.Sem == pmapi.SemDiscrete {
 			// extend discrete values to the end of the window
 			diff := s.winEnd.minus(in.lasttime).real()
@@ -192,8 +193,21 @@ func (s *summary) printSummary(name string) {
 			b = append(b, '"', ']')
 		}
 
+		var r *row
+		if s.doc != nil {
+			s.doc.rows = append(s.doc.rows, row{
+				metric: name, pmid: pmid, hasInst: m.desc.InDom != pmapi.InDomNull, inst: in.inst,
+				named: named, instName: iname, shortSpan: star,
+			})
+			r = &s.doc.rows[len(s.doc.rows)-1]
+		}
 		if m.desc.Sem == pmapi.SemCounter {
 			if metricspan <= 0 {
+				if r != nil {
+					r.insufficient = true
+					r.units = unitsText(m.desc.Units)
+					continue
+				}
 				b = append(b, d)
 				b = append(b, "- insufficient archive data.\n"...)
 				s.out.Write(b)
@@ -208,6 +222,22 @@ func (s *summary) printSummary(name string) {
 				metricspan = 1
 			}
 			in.timeave /= metricspan
+		}
+		if r != nil {
+			if m.desc.Sem == pmapi.SemDiscrete {
+				in.count = in.count - uint32(in.markcount) - 1
+			}
+			r.stocave, r.timeave, r.sum, r.min, r.max = in.stocave, in.timeave, in.sum, in.min, in.max
+			r.mintime, r.maxtime, r.count = in.mintime, in.maxtime, in.count
+			for j := 0; j < s.nbins; j++ {
+				if j > 0 && in.min == in.max {
+					r.bins = append(r.bins, bin{le: math.NaN()})
+					continue
+				}
+				r.bins = append(r.bins, bin{le: (in.max-in.min)/float64(s.nbins)*float64(j+1) + in.min, count: in.bins.get(j)})
+			}
+			r.units = unitsText(m.desc.Units)
+			continue
 		}
 		num := func(on bool, v float64) {
 			if on {
@@ -263,4 +293,12 @@ func (s *summary) printSummary(name string) {
 		s.out.Write(b)
 		s.buf = b
 	}
+}
+
+// unitsText is the units column: the units, or "none".
+func unitsText(u pmapi.Units) string {
+	if s := u.String(); s != "" {
+		return s
+	}
+	return "none"
 }
