@@ -53,8 +53,9 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	done
 
-# bench: the Go micro-benchmarks, then pcpkit vs the real pmdumplog on the
-# large generated archive (scripts/bench.sh; results in docs/benchmarks.md).
+# bench: the Go micro-benchmarks, then pcpkit vs the real pmdumplog and
+# pmlogsummary on the large generated archive (scripts/bench.sh; results in
+# docs/benchmarks.md and docs/pmlogsummary.md).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	GO=$(GO) bash scripts/bench.sh
