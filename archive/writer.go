@@ -1,11 +1,13 @@
 package archive
 
 import (
+	"bufio"
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -13,6 +15,10 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz"
+	"github.com/ulikunitz/xz/lzma"
 
 	"github.com/pcpkit/pcpkit/pmapi"
 )
@@ -40,6 +46,34 @@ type WriterOptions struct {
 	// record, which makes the archive unreadable. By default every
 	// record is written by one write(2) as it is put.
 	Buffered bool
+
+	// CoalesceData gathers data records, and the temporal index
+	// entries that point at them, in memory and writes them in large
+	// chunks (the data first, then the index entries), while every
+	// metadata record is still written by its own write(2) as it is
+	// put. So metadata reaches the operating system before any data
+	// record that needs it, and an index entry only after the data it
+	// points to. A writer killed at any moment leaves whole metadata
+	// records; the data volume may end in a partial record, which
+	// pcpkit and PCP's tools read as a truncated tail (pmdumplog
+	// prints every record before it). It is the mode of a batch
+	// writer such as pmlogextract: a few hundred write(2)s instead of
+	// one per record. SyncEveryRecord overrides it.
+	CoalesceData bool
+
+	// Compress names a compression ("xz" or "zstd") applied to each
+	// data volume once it is complete (at a volume switch, and at
+	// Close for the last one) and to the metadata file at Close, as
+	// PCP's pmlogger_daily compresses a finished archive: "x.0"
+	// becomes "x.0.xz" (with xz -0's 256 KiB dictionary, in 10 MiB
+	// blocks as pmlogger_daily writes them, which libpcp seeks in) or
+	// "x.0.zst" (PCP 6.3.2 and later read it, 6.0.3 not). The index is
+	// left plain, as PCP leaves it. A compressed file is written under
+	// a temporary name, made durable and linked into place before the
+	// plain file is removed, so a writer killed at any moment leaves
+	// one readable copy (readers prefer the plain one when both are
+	// there). "" writes plain files.
+	Compress string
 
 	// MaxVolumeSize is the largest data volume; a record that would
 	// take a volume past it starts a new volume. 0 means the format's
@@ -71,6 +105,10 @@ type WriterOptions struct {
 // write, so an archive whose writer dies at any moment (SIGKILL) holds
 // only whole records (a record of several pages may be cut short by the
 // kernel: readers stop in front of it), and reads up to the last one.
+// With CoalesceData (a batch writer's mode) only the metadata records
+// are written one by one; data records go out in large chunks, so the
+// data volume may end in a partial record, which readers stop in front
+// of.
 // Files are created whole under a temporary name and linked into place,
 // which fails if the name exists: an archive is never overwritten. A
 // data volume is created with its first record, so no reader ever meets
@@ -102,11 +140,13 @@ type Writer struct {
 	lastIndexed bool // the last record got an index entry
 	hasData     bool // a data record (not a mark) was written
 	endStamp    pmapi.Timestamp
+	endSet      bool
 	markStamp   pmapi.Timestamp // the latest <mark> put
 
 	indoms map[pmapi.InDom]*indomState // as last written (Version 3 deltas)
 	buf    []byte
-	err    error // sticky: after a failed write the Writer refuses more
+	rawRec Record // PutRawRecord's decoding
+	err    error  // sticky: after a failed write the Writer refuses more
 	closed bool
 }
 
@@ -157,6 +197,9 @@ func Create(base string, opts WriterOptions) (*Writer, error) {
 	}
 	if opts.Version == 2 && (opts.Start.Sec < 0 || opts.Start.Sec > math.MaxInt32) {
 		return nil, fmt.Errorf("archive: start time %d does not fit a version 2 label", opts.Start.Sec)
+	}
+	if _, err := compressSuffix(opts.Compress); err != nil {
+		return nil, err
 	}
 	if opts.PID == 0 {
 		opts.PID = int32(os.Getpid())
@@ -246,6 +289,29 @@ func checkNoArchive(base string) error {
 // these are written to a new temporary file that is then linked to path
 // (which fails if path exists), so path never exists without them.
 func (w *Writer) createFile(path string, vol int, first ...byte) (*outFile, error) {
+	nf, err := w.prepareFile(path, vol, first...)
+	if err != nil {
+		return nil, err
+	}
+	return w.commitFile(nf)
+}
+
+// newFile is a file written under its temporary name, not linked yet.
+type newFile struct {
+	f         *os.File
+	tmp, path string
+	content   []byte
+}
+
+// abort removes a prepared file.
+func (nf *newFile) abort() {
+	nf.f.Close()
+	os.Remove(nf.tmp)
+}
+
+// prepareFile writes the label (and first record) of path to a new
+// temporary file.
+func (w *Writer) prepareFile(path string, vol int, first ...byte) (*newFile, error) {
 	l := w.label
 	l.Vol = int32(vol)
 	lab := AppendLabel(nil, &l)
@@ -271,6 +337,12 @@ func (w *Writer) createFile(path string, vol int, first ...byte) (*outFile, erro
 		os.Remove(tmp)
 		return nil, err
 	}
+	return &newFile{f: f, tmp: tmp, path: path, content: lab}, nil
+}
+
+// commitFile links a prepared file to its name.
+func (w *Writer) commitFile(nf *newFile) (*outFile, error) {
+	f, tmp, path, lab := nf.f, nf.tmp, nf.path, nf.content
 	if err := os.Link(tmp, path); err != nil {
 		os.Remove(tmp)
 		if errors.Is(err, fs.ErrExist) {
@@ -380,9 +452,14 @@ func (w *Writer) fail(err error) error {
 	return err
 }
 
-// write appends one whole record to f: one write(2) unless Buffered.
+// buffered reports whether records for f are gathered in memory.
+func (w *Writer) buffered(f *outFile) bool {
+	return w.opts.Buffered || (w.opts.CoalesceData && !w.opts.SyncEveryRecord && f != w.meta)
+}
+
+// write appends one whole record to f: one write(2) unless buffered.
 func (w *Writer) write(f *outFile, rec []byte) error {
-	if w.opts.Buffered {
+	if w.buffered(f) {
 		if len(f.pend)+len(rec) > writeBufSize {
 			if err := w.flushAll(); err != nil {
 				return err
@@ -393,6 +470,9 @@ func (w *Writer) write(f *outFile, rec []byte) error {
 				return w.fail(err)
 			}
 		} else {
+			if f.pend == nil {
+				f.pend = make([]byte, 0, writeBufSize)
+			}
 			f.pend = append(f.pend, rec...)
 		}
 		f.off += int64(len(rec))
@@ -425,7 +505,7 @@ func (w *Writer) flushAll() error {
 	return nil
 }
 
-// Flush writes out what a Buffered writer holds.
+// Flush writes out what a Buffered or CoalesceData writer holds.
 func (w *Writer) Flush() error {
 	if err := w.check(); err != nil {
 		return err
@@ -681,18 +761,109 @@ func (w *Writer) PutRawRecord(raw []byte) error {
 	if err := w.check(); err != nil {
 		return err
 	}
-	var rec Record
 	if len(raw) < 8 || int(binary.BigEndian.Uint32(raw)) != len(raw) || int(binary.BigEndian.Uint32(raw[len(raw)-4:])) != len(raw) {
 		return encodeErr("raw data record framing is not whole")
 	}
-	if err := rec.decode("raw record", raw, w.version, 0, 0, 0); err != nil {
+	if err := w.rawRec.decode("raw record", raw, w.version, 0, 0, 0); err != nil {
 		return err
 	}
+	err := w.putRecord(&w.rawRec)
+	w.rawRec.raw = nil // the caller's bytes are not kept
+	return err
+}
+
+// PutRecord writes a copy of r, a data record read from an archive (by
+// a Cursor): the fastest path of a copy. A record of the Writer's
+// version is copied as PutRawRecord copies it, without checking it
+// again (the reader did). A Version 2 record going into a Version 3
+// archive is converted as it is copied, without decoding its values,
+// when its value blocks lie as PCP lays them out (PutResult's layout);
+// any other record goes through PutResult(r.Result()). Either way the
+// bytes written are those of PutResult(r.Result()).
+func (w *Writer) PutRecord(r *Record) error {
+	if err := w.check(); err != nil {
+		return err
+	}
+	if len(r.raw) < 8 {
+		return encodeErr("data record framing is not whole")
+	}
+	switch {
+	case r.Version == w.version:
+		return w.putRecord(r)
+	case r.Version == 2 && w.version == 3:
+		if err := w.checkStamp(r.Stamp); err != nil {
+			return err
+		}
+		if rec, ok := convertV2(w.buf[:0], r); ok {
+			w.buf = rec
+			return w.putData(rec, r.Stamp)
+		}
+	}
+	return w.PutResult(r.Result())
+}
+
+// convertV2 appends the Version 3 form of r, a Version 2 data record,
+// when its value blocks follow its value sets in value order, each
+// padded to 4 bytes, with nothing else: the layout PutResult writes (and
+// libpcp's encoder). The value sets are copied with their block
+// pointers moved one word (the Version 3 header is a word longer), the
+// blocks with their pad bytes as PutResult writes them.
+func convertV2(dst []byte, r *Record) ([]byte, bool) {
+	raw := r.raw
+	// The value sets end where the blocks must start.
+	p := int64(dataHeaderV2)
+	for i := range r.vsets {
+		p += 8
+		if vs := &r.vsets[i]; vs.numval > 0 {
+			p += 4 + 8*int64(vs.numval)
+		}
+	}
+	for i := range r.vsets {
+		vs := &r.vsets[i]
+		if vs.numval <= 0 || vs.valfmt == pmapi.ValFmtInsitu {
+			continue
+		}
+		for j := 0; j < int(vs.numval); j++ {
+			bp := dptrPos(binary.BigEndian.Uint32(raw[int(vs.off)+8*j+4:]))
+			if bp != p {
+				return dst, false
+			}
+			p += int64(padded(int(binary.BigEndian.Uint32(raw[bp:]) & 0xffffff)))
+		}
+	}
+	if p != int64(len(raw))-4 {
+		return dst, false
+	}
+	dst, start := frameStart(dst)
+	dst = appendStamp(dst, 3, r.Stamp)
+	shift := len(dst) - start - (dataHeaderV2 - 4) // where raw's numpmid word goes, less its offset
+	dst = append(dst, raw[dataHeaderV2-4:len(raw)-4]...)
+	for i := range r.vsets {
+		vs := &r.vsets[i]
+		if vs.numval <= 0 || vs.valfmt == pmapi.ValFmtInsitu {
+			continue
+		}
+		for j := 0; j < int(vs.numval); j++ {
+			o := start + shift + int(vs.off) + 8*j + 4
+			ptr := binary.BigEndian.Uint32(dst[o:])
+			binary.BigEndian.PutUint32(dst[o:], ptr+1)
+			bp := start + shift + int(dptrPos(ptr))
+			n := int(binary.BigEndian.Uint32(dst[bp:]) & 0xffffff)
+			for k := n; k%4 != 0; k++ {
+				dst[bp+k] = padByte
+			}
+		}
+	}
+	return frameFinish(dst, start), true
+}
+
+func (w *Writer) putRecord(rec *Record) error {
 	if err := w.checkStamp(rec.Stamp); err != nil {
 		return err
 	}
 	// Pad bytes are written as PCP 6.0.3 writes them ('~'); old archives
 	// have zeros there.
+	raw := rec.raw
 	fixed := false
 	for i := range rec.vsets {
 		vs := &rec.vsets[i]
@@ -737,21 +908,32 @@ func (w *Writer) putData(rec []byte, stamp pmapi.Timestamp) error {
 		w.needIndex = true
 	}
 	metaBefore, dataBefore := w.metaMark, w.dataOff()
-	if err := w.appendData(rec); err != nil {
+	e := IndexEntry{Stamp: stamp, Vol: int32(w.vol), MetaOff: metaBefore, DataOff: dataBefore}
+	// An entry stamped at or before the epoch is never written: the
+	// real writers compare the time with that of the last entry, which
+	// starts at zero (checked with pmlogextract on archives starting at
+	// the epoch, QA dyninsts and value-test).
+	indexable := (pmapi.Timestamp{}).Before(stamp)
+	indexed := false
+	if w.data == nil && w.index == nil && indexable && !w.opts.SyncEveryRecord {
+		// The archive's first record and its index entry: the data
+		// volume and the index appear together.
+		if err := w.createFirst(rec, e); err != nil {
+			return err
+		}
+		indexed = true
+	} else if err := w.appendData(rec); err != nil {
 		return err
 	}
 	if w.data.off > w.flushAt {
 		w.needIndex = true
 	}
 	w.lastIndexed = false
-	// An entry stamped at or before the epoch is never written: the
-	// real writers compare the time with that of the last entry, which
-	// starts at zero (checked with pmlogextract on archives starting at
-	// the epoch, QA dyninsts and value-test).
-	if w.needIndex && (pmapi.Timestamp{}).Before(stamp) {
-		e := IndexEntry{Stamp: stamp, Vol: int32(w.vol), MetaOff: metaBefore, DataOff: dataBefore}
-		if err := w.putIndex(e); err != nil {
-			return err
+	if w.needIndex && indexable {
+		if !indexed {
+			if err := w.putIndex(e); err != nil {
+				return err
+			}
 		}
 		w.flushAt = w.data.off + w.flushSz
 		w.lastIndexed = true
@@ -762,6 +944,42 @@ func (w *Writer) putData(rec []byte, stamp pmapi.Timestamp) error {
 	w.volRecs++
 	w.lastStamp, w.lastVol, w.lastStart, w.lastEnd = stamp, w.vol, dataBefore, w.data.off
 	w.hasData = true
+	return nil
+}
+
+// createFirst creates the first data volume with rec, the archive's
+// first record, and the index with e, its entry: both files are written
+// under temporary names and linked one right after the other, the data
+// first, so that a writer killed in between (a few microseconds) is the
+// only way to leave a volume without an index (which readers take for
+// an archive without a temporal index, as PCP's do).
+func (w *Writer) createFirst(rec []byte, e IndexEntry) error {
+	if w.version == 2 && (e.MetaOff > math.MaxInt32 || e.DataOff > math.MaxInt32) {
+		return fmt.Errorf("%w: index offsets over 2 GiB", ErrVolumeFull)
+	}
+	// What the record needs must be out before it.
+	if err := w.flushAll(); err != nil {
+		return err
+	}
+	var entry [indexEntryV3]byte
+	b := AppendIndexEntry(entry[:0], e, w.version)
+	df, err := w.prepareFile(fmt.Sprintf("%s.%d", w.base, w.vol), w.vol, rec...)
+	if err != nil {
+		return w.fail(err)
+	}
+	xf, err := w.prepareFile(w.base+".index", VolIndex, b...)
+	if err != nil {
+		df.abort()
+		return w.fail(err)
+	}
+	if w.data, err = w.commitFile(df); err != nil {
+		xf.abort()
+		return w.fail(err)
+	}
+	if w.index, err = w.commitFile(xf); err != nil {
+		return w.fail(err)
+	}
+	syncDir(filepath.Dir(w.base))
 	return nil
 }
 
@@ -813,15 +1031,24 @@ func (w *Writer) NewVolume() error {
 	if err := w.data.f.Close(); err != nil {
 		return w.fail(err)
 	}
+	done := w.data.path
 	w.data, w.vol, w.volRecs = nil, w.vol+1, 0
 	w.flushAt = w.flushSz
+	if w.opts.Compress != "" {
+		if err := compressFile(done, w.opts.Compress, w.opts.Perm); err != nil {
+			return w.fail(err)
+		}
+	}
 	return nil
 }
 
 // SetEnd sets the time of the closing index entry, when it is later
 // than the last record's: pmlogextract stamps it with the last record
-// it read, written or not.
-func (w *Writer) SetEnd(t pmapi.Timestamp) { w.endStamp = t }
+// it read, written or not. Without SetEnd, a <mark> later than the last
+// record sets it; with it, only t does (pmlogextract's closing entry of
+// two inputs that end together is stamped with their last record, not
+// with the <mark> after the first, 1 ms later).
+func (w *Writer) SetEnd(t pmapi.Timestamp) { w.endStamp, w.endSet = t, true }
 
 // Close writes the closing index entry (the last record's time and the
 // metadata's end; the data offset is the last record's start, or the
@@ -843,7 +1070,7 @@ func (w *Writer) Close() error {
 		if stamp.Before(w.endStamp) {
 			stamp = w.endStamp
 		}
-		if stamp.Before(w.markStamp) {
+		if !w.endSet && stamp.Before(w.markStamp) {
 			stamp = w.markStamp
 		}
 		if !w.hasData {
@@ -870,5 +1097,108 @@ func (w *Writer) Close() error {
 			err = cerr
 		}
 	}
+	// The last volume, then the metadata, compressed once complete.
+	if err == nil && w.opts.Compress != "" {
+		for _, f := range []*outFile{w.data, w.meta} {
+			if f == nil {
+				continue
+			}
+			if err = compressFile(f.path, w.opts.Compress, w.opts.Perm); err != nil {
+				break
+			}
+		}
+	}
 	return err
+}
+
+// compressSuffix is the file name suffix of a compression.
+func compressSuffix(algo string) (string, error) {
+	switch algo {
+	case "":
+		return "", nil
+	case "xz":
+		return ".xz", nil
+	case "zstd":
+		return ".zst", nil
+	}
+	return "", fmt.Errorf("archive: unknown compression %q (xz or zstd)", algo)
+}
+
+// compressFile replaces the complete file path by path.xz or path.zst:
+// the compressed copy is written under a temporary name, fsynced and
+// linked into place, then the plain file is removed. A writer killed
+// at any moment leaves the plain file, or both (readers take the plain
+// one), or the compressed one, and maybe a hidden temporary file.
+func compressFile(path, algo string, perm fs.FileMode) (err error) {
+	suf, err := compressSuffix(algo)
+	if err != nil {
+		return err
+	}
+	in, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	var rnd [6]byte
+	rand.Read(rnd[:])
+	dir, file := filepath.Dir(path), filepath.Base(path)
+	tmp := filepath.Join(dir, "."+file+suf+".tmp-"+hex.EncodeToString(rnd[:]))
+	out, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			out.Close()
+			os.Remove(tmp)
+		}
+	}()
+	bw := bufio.NewWriterSize(out, 256<<10)
+	var zw io.WriteCloser
+	switch algo {
+	case "xz":
+		// As PCP's pmlogger_daily compresses (xz -0 --block-size=10MiB):
+		// a 256 KiB dictionary, and blocks that libpcp can seek to.
+		zw, err = xz.WriterConfig{DictCap: 256 << 10, BlockSize: 10 << 20, Matcher: lzma.HashTable4}.NewWriter(bw)
+	case "zstd":
+		zw, err = zstd.NewWriter(bw)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err = io.Copy(zw, in); err != nil {
+		return err
+	}
+	if err = zw.Close(); err != nil {
+		return err
+	}
+	if err = bw.Flush(); err != nil {
+		return err
+	}
+	if err = out.Sync(); err != nil {
+		return err
+	}
+	if err = out.Close(); err != nil {
+		return err
+	}
+	if err = os.Link(tmp, path+suf); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return &ExistsError{Path: path + suf}
+		}
+		// No hard links: an exclusive create is not possible by
+		// rename, which would replace; refuse to clobber.
+		if _, serr := os.Lstat(path + suf); serr == nil {
+			return &ExistsError{Path: path + suf}
+		}
+		if err = os.Rename(tmp, path+suf); err != nil {
+			return err
+		}
+	}
+	os.Remove(tmp)
+	syncDir(dir)
+	if err = os.Remove(path); err != nil {
+		return err
+	}
+	syncDir(dir)
+	return nil
 }

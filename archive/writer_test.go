@@ -97,6 +97,12 @@ func genArchive(t *rapid.T, version int, realistic bool) *wArchive {
 	}
 	w.opts.FlushSize = int64(rapid.SampledFrom([]int{0, 500, 3000}).Draw(t, "flush"))
 	w.opts.Buffered = rapid.Bool().Draw(t, "buffered")
+	w.opts.CoalesceData = rapid.Bool().Draw(t, "coalesce")
+	compress := []string{"", "", "xz"} // PCP 6.0.3 cannot read zstd
+	if !realistic {
+		compress = append(compress, "zstd")
+	}
+	w.opts.Compress = rapid.SampledFrom(compress).Draw(t, "compress")
 
 	nindom := rapid.IntRange(0, 3).Draw(t, "nindom")
 	var indoms []pmapi.InDom
@@ -808,7 +814,8 @@ func TestWriterCrashHelper(t *testing.T) {
 		t.Skip("helper process only")
 	}
 	sync := os.Getenv(helperEnv+"_SYNC") == "1"
-	w, err := Create(base, WriterOptions{Version: 3, Hostname: "crash", TZ: "UTC", Start: pmapi.Timestamp{Sec: 1700000000}, SyncEveryRecord: sync})
+	coalesce := os.Getenv(helperEnv+"_COALESCE") == "1"
+	w, err := Create(base, WriterOptions{Version: 3, Hostname: "crash", TZ: "UTC", Start: pmapi.Timestamp{Sec: 1700000000}, SyncEveryRecord: sync, CoalesceData: coalesce})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
@@ -875,8 +882,11 @@ func TestWriterCrashSafety(t *testing.T) {
 		base := filepath.Join(dir, fmt.Sprintf("k%d", i))
 		cmd := exec.Command(exe, "-test.run=^TestWriterCrashHelper$")
 		cmd.Env = append(os.Environ(), helperEnv+"="+base)
-		if i%4 == 3 {
+		switch i % 4 {
+		case 3:
 			cmd.Env = append(cmd.Env, helperEnv+"_SYNC=1")
+		case 1:
+			cmd.Env = append(cmd.Env, helperEnv+"_COALESCE=1")
 		}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -975,4 +985,377 @@ func crashReadReal(t *testing.T, base string, n int, bad bool) {
 	if out, errb, rc := testenv.RunReal(t, "pmdumplog", "-t", base); rc != 0 || strings.Contains(string(out), "Error") {
 		t.Errorf("%s: temporal index: rc %d\n%s%s", base, rc, out, errb)
 	}
+}
+
+// ---------------------------------------------------------------------------
+// CoalesceData, PutRecord and Compress.
+
+// onDisk is what a reader would find of the archive at base now: the
+// size of each file, and the whole index entries.
+func onDisk(t *testing.T, base string, version int) (meta int64, vols map[int]int64, index []IndexEntry) {
+	t.Helper()
+	vols = map[int]int64{}
+	if st, err := os.Stat(base + ".meta"); err == nil {
+		meta = st.Size()
+	}
+	m, _ := filepath.Glob(base + ".[0-9]*")
+	for _, f := range m {
+		if v, err := strconv.Atoi(strings.TrimPrefix(f, base+".")); err == nil {
+			st, _ := os.Stat(f)
+			vols[v] = st.Size()
+		}
+	}
+	b, err := os.ReadFile(base + ".index")
+	if err != nil {
+		return meta, vols, nil
+	}
+	size := indexEntryV2
+	if version == 3 {
+		size = indexEntryV3
+	}
+	lab := (&Label{Version: version}).Size()
+	for off := lab; off+size <= len(b); off += size {
+		index = append(index, DecodeIndexEntry(b[off:], version))
+	}
+	return meta, vols, index
+}
+
+// TestWriterCoalesceOrder checks CoalesceData's promise after every put:
+// every metadata record put is on disk (the data that needs it may
+// not be yet), data records are written in fewer, larger writes, and
+// every index entry on disk points at data and metadata on disk.
+func TestWriterCoalesceOrder(t *testing.T) {
+	for _, version := range []int{2, 3} {
+		base := filepath.Join(t.TempDir(), "c")
+		w := newTestWriter(t, base, WriterOptions{Version: version, CoalesceData: true, FlushSize: 3000})
+		p := pmapi.NewPMID(245, 0, 1)
+		id := pmapi.NewInDom(245, 1)
+		check := func(step string) {
+			t.Helper()
+			meta, vols, index := onDisk(t, base, version)
+			if wantMeta, _ := w.Offsets(); meta != wantMeta {
+				t.Fatalf("v%d %s: .meta holds %d bytes, %d were put", version, step, meta, wantMeta)
+			}
+			for _, e := range index {
+				if sz, ok := vols[int(e.Vol)]; !ok || e.DataOff > sz {
+					t.Fatalf("v%d %s: index entry %+v points past volume %d (%d bytes)", version, step, e, e.Vol, sz)
+				}
+				if e.MetaOff > meta {
+					t.Fatalf("v%d %s: index entry %+v points past .meta (%d bytes)", version, step, e, meta)
+				}
+			}
+		}
+		must := func(err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		must(w.PutDesc(pmapi.Desc{PMID: p, Type: pmapi.TypeU32, InDom: id, Sem: pmapi.SemInstant}, []string{"a.b"}))
+		must(w.PutDesc(pmapi.Desc{PMID: p + 1, Type: pmapi.TypeAggregate, InDom: pmapi.InDomNull, Sem: pmapi.SemInstant}, []string{"a.c"}))
+		check("descs")
+		flushes := 0
+		_, prev, _ := onDisk(t, base, version)
+		for i := int64(0); i < 400; i++ {
+			ts := pmapi.Timestamp{Sec: 1700000000 + i}
+			if i%9 == 0 {
+				must(w.PutInDom(&InDomRecord{Stamp: ts, InDom: id, Insts: []int32{int32(i)}, Names: []string{fmt.Sprint("i", i)}}))
+				check("indom")
+			}
+			if i%37 == 0 {
+				must(w.PutText(&HelpText{Type: TextOneLine | TextPMID, Ident: uint32(p), Text: fmt.Sprint("text ", i)}))
+				check("text")
+			}
+			must(w.PutResult(u32Result(ts, p, 3000)))
+			check(fmt.Sprint("record ", i))
+			if i == 250 {
+				must(w.NewVolume())
+				check("volume")
+			}
+			_, vols, _ := onDisk(t, base, version)
+			if vols[w.Volume()] != prev[w.Volume()] {
+				flushes++
+			}
+			prev = vols
+		}
+		if flushes > 400/10 {
+			t.Errorf("v%d: the data volume grew at %d of 400 records: not coalesced", version, flushes)
+		}
+		must(w.Close())
+		a, err := Open(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for c := a.NewCursor(); ; n++ {
+			if _, err := c.Next(); err != nil {
+				if !errors.Is(err, io.EOF) {
+					t.Fatal(err)
+				}
+				break
+			}
+		}
+		if n != 400 {
+			t.Errorf("v%d: %d records read back, want 400", version, n)
+		}
+		checkIndex(t, a)
+		a.Close()
+	}
+}
+
+// TestWriterPutRecord: copying an archive with PutRecord, PutRawRecord
+// or in CoalesceData mode gives the same files; PutRecord refuses a
+// record without bytes.
+func TestWriterPutRecord(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	p := pmapi.NewPMID(245, 0, 1)
+	w := newTestWriter(t, src, WriterOptions{Version: 3, PID: 99})
+	desc := pmapi.Desc{PMID: p, Type: pmapi.TypeU32, InDom: pmapi.InDomNull, Sem: pmapi.SemInstant}
+	desc2 := pmapi.Desc{PMID: p + 1, Type: pmapi.TypeAggregate, InDom: pmapi.InDomNull, Sem: pmapi.SemInstant}
+	if err := w.PutDesc(desc, []string{"a.b"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.PutDesc(desc2, []string{"a.c"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := int64(0); i < 50; i++ {
+		if err := w.PutResult(u32Result(pmapi.Timestamp{Sec: 1700000000 + i}, p, int(i*7))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	copyWith := func(name string, opts WriterOptions, put func(w *Writer, r *Record) error) string {
+		out := filepath.Join(dir, name)
+		opts.Version, opts.PID, opts.Start = 3, 99, a.Label().Start
+		w, err := Create(out, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.PutDesc(desc, []string{"a.b"})
+		w.PutDesc(desc2, []string{"a.c"})
+		c := a.NewCursor()
+		for {
+			r, err := c.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := put(w, r); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	raw := copyWith("raw", WriterOptions{}, func(w *Writer, r *Record) error { return w.PutRawRecord(r.Raw()) })
+	for _, c := range []struct {
+		name string
+		opts WriterOptions
+	}{{"rec", WriterOptions{}}, {"coalesced", WriterOptions{CoalesceData: true}}, {"coalesced-sync", WriterOptions{CoalesceData: true, SyncEveryRecord: true}}} {
+		out := copyWith(c.name, c.opts, func(w *Writer, r *Record) error { return w.PutRecord(r) })
+		for _, suf := range []string{".0", ".meta", ".index"} {
+			x, _ := os.ReadFile(raw + suf)
+			y, _ := os.ReadFile(out + suf)
+			if string(x) != string(y) {
+				t.Errorf("%s%s differs from the PutRawRecord copy", c.name, suf)
+			}
+		}
+	}
+	w2 := newTestWriter(t, filepath.Join(dir, "v2"), WriterOptions{Version: 2})
+	defer w2.Close()
+	if err := w2.PutRecord(&Record{Version: 2}); !errors.Is(err, ErrEncode) {
+		t.Errorf("an empty record: %v, want ErrEncode", err)
+	}
+}
+
+// TestWriterCompress: with Compress, each finished volume and the
+// metadata are compressed, the index is not, no plain or temporary
+// file is left, and the archive reads back as the plain one.
+func TestWriterCompress(t *testing.T) {
+	dir := t.TempDir()
+	p := pmapi.NewPMID(245, 0, 1)
+	write := func(name, algo string) string {
+		base := filepath.Join(dir, name)
+		w := newTestWriter(t, base, WriterOptions{Version: 3, PID: 7, Compress: algo, CoalesceData: true})
+		w.PutDesc(pmapi.Desc{PMID: p, Type: pmapi.TypeU32, InDom: pmapi.InDomNull, Sem: pmapi.SemInstant}, []string{"a.b"})
+		w.PutDesc(pmapi.Desc{PMID: p + 1, Type: pmapi.TypeAggregate, InDom: pmapi.InDomNull, Sem: pmapi.SemInstant}, []string{"a.c"})
+		for i := int64(0); i < 300; i++ {
+			if err := w.PutResult(u32Result(pmapi.Timestamp{Sec: 1700000000 + i}, p, int(i%50)*40)); err != nil {
+				t.Fatal(err)
+			}
+			if i%100 == 99 {
+				if err := w.NewVolume(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return base
+	}
+	plain := write("plain", "")
+	read := func(base string) (recs []string, meta []string, index []IndexEntry) {
+		a, err := Open(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		for c := a.NewCursor(); ; {
+			r, err := c.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs = append(recs, fmt.Sprintf("%d %x", r.Vol, r.Raw()))
+		}
+		mrs, err := a.MetaRecords()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range mrs {
+			meta = append(meta, fmt.Sprintf("%x", m.Raw))
+		}
+		return recs, meta, a.Index()
+	}
+	wr, wm, wi := read(plain)
+	for _, c := range []struct{ algo, suf string }{{"xz", ".xz"}, {"zstd", ".zst"}} {
+		base := write("z"+c.algo, c.algo)
+		ents, _ := os.ReadDir(dir)
+		var names []string
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), "z"+c.algo+".") || strings.HasPrefix(e.Name(), ".z"+c.algo) {
+				names = append(names, strings.TrimPrefix(e.Name(), "z"+c.algo))
+			}
+		}
+		want := []string{".0" + c.suf, ".1" + c.suf, ".2" + c.suf, ".index", ".meta" + c.suf}
+		if d := cmp.Diff(want, names); d != "" {
+			t.Errorf("%s: files (-want +got):\n%s", c.algo, d)
+		}
+		gr, gm, gi := read(base)
+		if d := cmp.Diff(wr, gr); d != "" {
+			t.Errorf("%s: records differ from the plain archive's:\n%s", c.algo, d)
+		}
+		if d := cmp.Diff(wm, gm); d != "" {
+			t.Errorf("%s: metadata differs from the plain archive's:\n%s", c.algo, d)
+		}
+		if d := cmp.Diff(wi, gi); d != "" {
+			t.Errorf("%s: index differs from the plain archive's:\n%s", c.algo, d)
+		}
+		if c.algo == "xz" && testenv.FindRealTool("pmdumplog") != "" {
+			po, _, prc := testenv.RunReal(t, "pmdumplog", "-a", plain)
+			zo, ze, zrc := testenv.RunReal(t, "pmdumplog", "-a", base)
+			if prc != 0 || zrc != 0 || strings.ReplaceAll(string(zo), base, plain) != string(po) {
+				t.Errorf("the real pmdumplog -a of the xz archive (rc %d) differs from the plain one's (rc %d):\n%s", zrc, prc, ze)
+			}
+		}
+	}
+	if _, err := Create(filepath.Join(dir, "bad"), WriterOptions{Compress: "gzip"}); err == nil {
+		t.Errorf("Compress gzip: no error")
+	}
+}
+
+// TestWriterConvertV2: PutRecord of Version 2 records into a Version 3
+// archive writes what PutResult(r.Result()) writes, for records laid out
+// as PCP lays them out (converted without decoding) and for others.
+func TestWriterConvertV2(t *testing.T) {
+	dir := t.TempDir()
+	n := 0
+	copyBoth := func(t interface {
+		Fatalf(string, ...any)
+		Errorf(string, ...any)
+	}, src string) {
+		a, err := Open(src)
+		if err != nil {
+			t.Fatalf("%v", err)
+		}
+		defer a.Close()
+		var outs []string
+		for _, fast := range []bool{true, false} {
+			n++
+			out := filepath.Join(dir, fmt.Sprintf("o%d", n))
+			w, err := Create(out, WriterOptions{Version: 3, PID: 1, Start: a.Label().Start})
+			if err != nil {
+				t.Fatalf("%v", err)
+			}
+			for c := a.NewCursor(); ; {
+				r, err := c.Next()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatalf("%v", err)
+				}
+				if fast {
+					err = w.PutRecord(r)
+				} else {
+					err = w.PutResult(r.Result())
+				}
+				if err != nil {
+					t.Fatalf("put: %v", err)
+				}
+			}
+			if err := w.Close(); err != nil {
+				t.Fatalf("%v", err)
+			}
+			outs = append(outs, out)
+		}
+		for _, suf := range []string{".0", ".1", ".2", ".index"} {
+			x, _ := os.ReadFile(outs[0] + suf)
+			y, _ := os.ReadFile(outs[1] + suf)
+			if string(x) != string(y) {
+				t.Errorf("%s%s: PutRecord's conversion differs from PutResult's", src, suf)
+			}
+		}
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		w := genArchive(rt, 2, false)
+		w.opts.Compress = ""
+		n++
+		base := filepath.Join(dir, fmt.Sprintf("a%d", n))
+		if err := w.write(base); err != nil {
+			rt.Fatalf("write: %v", err)
+		}
+		copyBoth(rt, base)
+	})
+	// Blocks out of value order, and a gap before the first: not PCP's
+	// layout, so not converted as they lie.
+	base := filepath.Join(dir, "odd")
+	w := newTestWriter(t, base, WriterOptions{Version: 2})
+	p := pmapi.NewPMID(245, 0, 1)
+	r := &pmapi.Result{Timestamp: pmapi.Timestamp{Sec: 1700000000, Nsec: 5000}, VSets: []pmapi.ValueSet{{PMID: p, NumVal: 2, ValFmt: pmapi.ValFmtDptr,
+		Values: []pmapi.Value{{Inst: 1, BlockType: pmapi.TypeString, Block: []byte("abc")}, {Inst: 2, BlockType: pmapi.TypeString, Block: []byte("defgh")}}}}}
+	rec, err := AppendResultRecord(nil, 2, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// swap the two pointers: the second value's block comes first
+	off := dataHeaderV2 + 8 + 4
+	p1, p2 := binary.BigEndian.Uint32(rec[off+4:]), binary.BigEndian.Uint32(rec[off+12:])
+	binary.BigEndian.PutUint32(rec[off+4:], p2)
+	binary.BigEndian.PutUint32(rec[off+12:], p1)
+	if err := w.PutRawRecord(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.PutRecord(&Record{}); err == nil {
+		t.Errorf("an empty record: no error")
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	copyBoth(t, base)
 }

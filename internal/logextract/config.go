@@ -198,15 +198,20 @@ type mlEntry struct {
 
 // selection is what a configuration selects.
 type selection struct {
-	ml []mlEntry
+	ml  []mlEntry
+	idx map[pmapi.PMID]int // the first entry of each metric in ml
 }
 
 // find returns the index of the first entry for pmid, or -1.
 func (s *selection) find(p pmapi.PMID) int {
-	for j := range s.ml {
-		if s.ml[j].pmid == p {
-			return j
+	if s.idx == nil {
+		s.idx = make(map[pmapi.PMID]int, len(s.ml))
+		for j := len(s.ml) - 1; j >= 0; j-- {
+			s.idx[s.ml[j].pmid] = j
 		}
+	}
+	if j, ok := s.idx[p]; ok {
+		return j
 	}
 	return -1
 }

@@ -69,6 +69,7 @@ type Options struct {
 	Desperate       bool          // -d: keep the output after a fatal error
 	SyncEveryRecord bool          // fsync every record (see archive.WriterOptions)
 	Buffered        bool          // write in large chunks (see archive.WriterOptions)
+	Compress        string        // -X: compress each finished volume and the metadata ("xz", "zstd"; "" for none)
 	Stdout, Stderr  io.Writer
 	progName        string
 }
@@ -85,9 +86,11 @@ type input struct {
 	metaPos int
 	indomN  map[pmapi.InDom]int // states of each indom met so far
 
-	multi     bool            // named by a list or directory of archives
-	res       *pmapi.Result   // the next record to write (selected), nil if none
-	raw       []byte          // its bytes when it can be copied as it is
+	multi     bool          // named by a list or directory of archives
+	res       *pmapi.Result // the next record to write, rebuilt (selected): sel.res
+	sel       selected
+	rec       *archive.Record // or the next record to write as it is (the cursor's: valid until its next read)
+	stamp     pmapi.Timestamp // the time of that next record
 	mark      bool            // at the end, its <mark> not yet decided
 	eof       bool            // done
 	laststamp pmapi.Timestamp // time of the last record read
@@ -95,6 +98,9 @@ type input struct {
 	pmcdPid   int64 // from the last 5-metric record read, -1 if none
 	pmcdSeq   int64
 }
+
+// pending reports whether the input has a record to write.
+func (in *input) pending() bool { return in.res != nil || in.rec != nil }
 
 // indomRec is one state of an instance domain.
 type indomRec struct {
@@ -108,6 +114,9 @@ type indomRec struct {
 type indomList struct {
 	recs   []*indomRec
 	sorted bool
+	// extrasDone: the domain's labels and help texts are written, or
+	// absent (putting them again would do nothing).
+	extrasDone bool
 }
 
 type labelRec struct {
@@ -126,6 +135,11 @@ type descRec struct {
 	desc    pmapi.Desc
 	names   []string
 	written bool
+	// static: the descriptor, the metric's item, domain and cluster
+	// labels and its help texts are written, or absent (putting them
+	// again would do nothing).
+	static bool
+	il     *indomList // its instance domain's states (nil: PM_INDOM_NULL or not looked up yet)
 }
 
 // extractor holds the state of one run.
@@ -148,6 +162,8 @@ type extractor struct {
 	written      int
 	current      pmapi.Timestamp
 	errOut       io.Writer
+	ctxDone      bool         // the context labels are written, or absent
+	pmids        []pmapi.PMID // the metrics of the record being written
 }
 
 // Error is a failure of an extraction, reported as the real tool does.
@@ -181,6 +197,14 @@ func Extract(opt *Options) error {
 		firstDatarec: true,
 	}
 	defer x.closeInputs()
+	// The real tool opens its configuration file first of all.
+	if opt.Config != "" {
+		f, err := os.Open(opt.Config)
+		if err != nil {
+			return &Error{Msg: fmt.Sprintf("%s - invalid file", opt.Config), Usage: true}
+		}
+		f.Close()
+	}
 	if err := x.openInputs(); err != nil {
 		return err
 	}
@@ -543,7 +567,7 @@ func (x *extractor) nextlog() bool {
 			done++
 			continue
 		}
-		if in.mark || in.res != nil {
+		if in.mark || in.pending() {
 			continue
 		}
 		for {
@@ -579,23 +603,16 @@ func (x *extractor) nextlog() bool {
 			if in.multi && (r.IsMark() || x.sel == nil || x.sel.keeps(r)) {
 				in.laststamp = r.Stamp
 			}
-			if (r.IsMark() || x.sel == nil) && r.Version == x.version {
-				// Copied as it is: the metrics are all that is needed
-				// from it (see putRecord).
-				in.res = &pmapi.Result{Timestamp: r.Stamp, VSets: make([]pmapi.ValueSet, r.NumPMID())}
-				for i := range in.res.VSets {
-					in.res.VSets[i].PMID = r.PMID(i)
-				}
-				in.raw = append(in.raw[:0], r.Raw()...)
-				break
-			}
-			res := r.Result()
 			if r.IsMark() || x.sel == nil {
-				in.res, in.raw = res, in.raw[:0]
+				// Copied as it is, or converted to the output's
+				// version, by archive.Writer.PutRecord (see
+				// putRecord); the cursor is not read again before it
+				// is written.
+				in.rec, in.stamp = r, r.Stamp
 				break
 			}
-			if nres := x.searchmlist(res); nres != nil {
-				in.res, in.raw = nres, in.raw[:0]
+			if x.searchRecord(&in.sel, r) {
+				in.res, in.stamp = &in.sel.res, r.Stamp
 				break
 			}
 		}
@@ -636,47 +653,67 @@ func (x *extractor) notePmcd(in *input, r *archive.Record) {
 	}
 }
 
-// searchmlist applies the selection to a record as the real tool does,
-// or returns nil when none of its metrics is selected. Value sets keep
-// the record's order; a metric with listed instances keeps those, in the
-// list's order. The real tool decides whether to pick instances for a
-// value set by the number of values of the value set it last picked from
-// (starting with the record's last value set), so a set after one left
-// empty keeps all its values, and a selected singular metric can lose a
-// value whose instance is not PM_IN_NULL (QA 960624.08.17_v2).
-func (x *extractor) searchmlist(res *pmapi.Result) *pmapi.Result {
-	type pick struct{ i, j int }
-	var picks []pick
-	for i := range res.VSets {
-		if j := x.sel.find(res.VSets[i].PMID); j >= 0 {
-			picks = append(picks, pick{i, j})
+// selected is a record with the selection applied, built in buffers
+// that are reused from one record to the next. Its value blocks alias
+// the record's bytes, which stay put until the input's cursor reads on
+// (after it is written).
+type selected struct {
+	res  pmapi.Result
+	vals []pmapi.Value
+	ends []int // where each value set's values end in vals
+}
+
+// searchRecord applies the selection to a record as the real tool does
+// (searchmlist), into out; it reports false when none of the record's
+// metrics is selected. Value sets keep the record's order; a metric
+// with listed instances keeps those, in the list's order. The real tool
+// decides whether to pick instances for a value set by the number of
+// values of the value set it last picked from (starting with the
+// record's last value set), so a set after one left empty keeps all its
+// values, and a selected singular metric can lose a value whose instance
+// is not PM_IN_NULL (QA 960624.08.17_v2).
+func (x *extractor) searchRecord(out *selected, r *archive.Record) bool {
+	n := r.NumPMID()
+	out.res.Timestamp = r.Stamp
+	out.res.VSets = out.res.VSets[:0]
+	out.vals, out.ends = out.vals[:0], out.ends[:0]
+	if n == 0 {
+		return false
+	}
+	lastNumVal := r.NumVal(n - 1)
+	for i := 0; i < n; i++ {
+		j := x.sel.find(r.PMID(i))
+		if j < 0 {
+			continue
 		}
-	}
-	if len(picks) == 0 {
-		return nil
-	}
-	out := &pmapi.Result{Timestamp: res.Timestamp, VSets: make([]pmapi.ValueSet, len(picks))}
-	last := &res.VSets[len(res.VSets)-1]
-	for k, p := range picks {
-		vs := &res.VSets[p.i]
-		e := &x.sel.ml[p.j]
-		if e.numinst != -1 && last.NumVal > 0 {
-			last = vs
-			var found []pmapi.Value
+		vs := pmapi.ValueSet{PMID: r.PMID(i), NumVal: r.NumVal(i), ValFmt: r.ValFmt(i)}
+		e := &x.sel.ml[j]
+		start := len(out.vals)
+		if e.numinst != -1 && lastNumVal > 0 {
 			for _, want := range e.insts {
-				for r := 0; r < int(vs.NumVal) && r < len(vs.Values); r++ {
-					if vs.Values[r].Inst == want {
-						found = append(found, vs.Values[r])
+				for k := 0; k < int(vs.NumVal); k++ {
+					if r.Inst(i, k) == want {
+						out.vals = append(out.vals, r.Value(i, k))
 						break
 					}
 				}
 			}
-			vs.Values = found
-			vs.NumVal = int32(len(found))
+			vs.NumVal = int32(len(out.vals) - start)
+			lastNumVal = vs.NumVal
+		} else {
+			for k := 0; k < int(vs.NumVal); k++ {
+				out.vals = append(out.vals, r.Value(i, k))
+			}
 		}
-		out.VSets[k] = *vs
+		out.res.VSets = append(out.res.VSets, vs)
+		out.ends = append(out.ends, len(out.vals))
 	}
-	return out
+	start := 0
+	for k := range out.res.VSets {
+		out.res.VSets[k].Values = out.vals[start:out.ends[k]:out.ends[k]]
+		start = out.ends[k]
+	}
+	return len(out.res.VSets) > 0
 }
 
 // reportDamage reports a damaged input record, as the real tool does
@@ -708,8 +745,8 @@ func (x *extractor) run() error {
 		for i, in := range x.inputs {
 			var t pmapi.Timestamp
 			switch {
-			case in.res != nil:
-				t = in.res.Timestamp
+			case in.pending():
+				t = in.stamp
 			case in.mark:
 				t = in.laststamp
 			default:
@@ -747,7 +784,7 @@ func (x *extractor) run() error {
 		if err := x.putRecord(in, curlog); err != nil {
 			return err
 		}
-		in.res = nil
+		in.res, in.rec = nil, nil
 	}
 	if x.firstDatarec {
 		return &Error{Msg: "Warning: no qualifying records found.", NotCreated: true}
@@ -767,10 +804,10 @@ func (x *extractor) pmcdCarriedOn(in *input) bool {
 	}
 	var next *input
 	for _, o := range x.inputs {
-		if o == in || o.res == nil {
+		if o == in || !o.pending() {
 			continue
 		}
-		if next == nil || o.res.Timestamp.Before(next.res.Timestamp) {
+		if next == nil || o.stamp.Before(next.stamp) {
 			next = o
 		}
 	}
@@ -789,17 +826,30 @@ func (x *extractor) lastInput(in *input) bool {
 
 // putRecord writes one record, with the metadata it needs first.
 func (x *extractor) putRecord(in *input, mintime pmapi.Timestamp) error {
-	res := in.res
 	if x.firstDatarec {
-		if err := x.create(res.Timestamp); err != nil {
+		if err := x.create(in.stamp); err != nil {
 			return err
 		}
 		x.firstDatarec = false
 	}
-	if err := x.putLabel(archive.LabelContext, 0xffffffff, mintime); err != nil {
-		return err
+	if !x.ctxDone {
+		done, err := x.putLabel(archive.LabelContext, 0xffffffff, mintime)
+		if err != nil {
+			return err
+		}
+		x.ctxDone = done
 	}
-	culled, err := x.putMetadata(in, res)
+	x.pmids = x.pmids[:0]
+	if r := in.rec; r != nil {
+		for i := 0; i < r.NumPMID(); i++ {
+			x.pmids = append(x.pmids, r.PMID(i))
+		}
+	} else {
+		for i := range in.res.VSets {
+			x.pmids = append(x.pmids, in.res.VSets[i].PMID)
+		}
+	}
+	culled, err := x.putMetadata(in, in.stamp, x.pmids)
 	if err != nil {
 		return err
 	}
@@ -808,27 +858,27 @@ func (x *extractor) putRecord(in *input, mintime pmapi.Timestamp) error {
 			return x.writeErr(err)
 		}
 		var b []byte
-		b = pcptime.AppendStamp(b, x.zone().Civil(res.Timestamp.Sec), int64(res.Timestamp.Nsec), 9)
+		b = pcptime.AppendStamp(b, x.zone().Civil(in.stamp.Sec), int64(in.stamp.Nsec), 9)
 		fmt.Fprintf(x.errOut, "%s: New log volume %d, at %s\n", x.opt.progName, x.w.Volume(), b)
 	}
+	res := in.res
 	switch {
-	case len(in.raw) > 0 && !culled:
-		err = x.w.PutRawRecord(in.raw)
-	case len(in.raw) > 0:
-		// metrics without a descriptor were left out
-		var r *archive.Record
-		if r, err = archive.DecodeRecord(in.raw, x.version); err == nil {
-			full := r.Result()
-			keep := full.VSets[:0]
-			for _, v := range full.VSets {
+	case in.rec != nil && !culled:
+		err = x.w.PutRecord(in.rec)
+	case in.rec != nil:
+		res = in.rec.Result()
+		fallthrough
+	default:
+		if culled {
+			// metrics without a descriptor are left out
+			keep := res.VSets[:0]
+			for _, v := range res.VSets {
 				if _, ok := x.descs[v.PMID]; ok {
 					keep = append(keep, v)
 				}
 			}
-			full.VSets = keep
-			err = x.w.PutResult(full)
+			res.VSets = keep
 		}
-	default:
 		err = x.w.PutResult(res)
 	}
 	if err != nil {
@@ -859,6 +909,8 @@ func (x *extractor) create(start pmapi.Timestamp) error {
 		Start:           start,
 		SyncEveryRecord: x.opt.SyncEveryRecord,
 		Buffered:        x.opt.Buffered,
+		CoalesceData:    true, // (SyncEveryRecord overrides it)
+		Compress:        x.opt.Compress,
 	}
 	if x.version == 3 {
 		opts.Zoneinfo = tzIn.label.Zoneinfo
@@ -886,57 +938,50 @@ func (x *extractor) abandon() {
 	if x.opt.Desperate {
 		return
 	}
+	names := []string{x.opt.Output + ".meta", x.opt.Output + ".index"}
 	for v := x.w.Volume(); v >= 0; v-- {
-		os.Remove(fmt.Sprintf("%s.%d", x.opt.Output, v))
+		names = append(names, fmt.Sprintf("%s.%d", x.opt.Output, v))
 	}
-	os.Remove(x.opt.Output + ".meta")
-	os.Remove(x.opt.Output + ".index")
+	for _, n := range names {
+		os.Remove(n)
+		for _, suf := range []string{".xz", ".zst"} {
+			os.Remove(n + suf) // -X compressed it
+		}
+	}
 }
 
-// putMetadata writes what a record needs, for each metric in order: its
-// descriptor, item, domain and cluster labels and help texts, then the
-// state of its instance domain in force, with that domain's labels and
-// help texts. It reports whether value sets without a descriptor were
-// left out of res.
-func (x *extractor) putMetadata(in *input, res *pmapi.Result) (bool, error) {
-	t := res.Timestamp
+// putMetadata writes what a record at t with the metrics pmids needs,
+// for each metric in order: its descriptor, item, domain and cluster
+// labels and help texts, then the state of its instance domain in force,
+// with that domain's labels and help texts. It reports whether some
+// metrics have no descriptor (their value sets are to be left out).
+// What is written, or known to be absent, is remembered so that a
+// record whose metadata are all out costs a few flag tests per metric.
+func (x *extractor) putMetadata(in *input, t pmapi.Timestamp, pmids []pmapi.PMID) (bool, error) {
 	culled := false
-	out := res.VSets[:0]
-	for _, vs := range res.VSets {
-		p := vs.PMID
+	for _, p := range pmids {
 		d, ok := x.descs[p]
 		if !ok {
 			fmt.Fprintf(x.errOut, "%s: Warning: [log %s] metadata for PMID %s has not been found, culling this metric ...\n", x.opt.progName, in.name, p)
 			culled = true
 			continue
 		}
-		out = append(out, vs)
-		if !d.written {
-			if err := x.w.PutDesc(d.desc, d.names); err != nil {
-				return culled, x.writeErr(err)
+		if !d.static {
+			done, err := x.putMetricMeta(d, t)
+			if err != nil {
+				return culled, err
 			}
-			d.written = true
-		}
-		if err := x.putLabel(archive.LabelItem, uint32(p), t); err != nil {
-			return culled, err
-		}
-		if err := x.putLabel(archive.LabelDomain, p.Domain(), t); err != nil {
-			return culled, err
-		}
-		if err := x.putLabel(archive.LabelCluster, uint32(pmapi.NewPMID(p.Domain(), p.Cluster(), 0)), t); err != nil {
-			return culled, err
-		}
-		if err := x.putText(archive.TextOneLine|archive.TextPMID, uint32(p)); err != nil {
-			return culled, err
-		}
-		if err := x.putText(archive.TextHelp|archive.TextPMID, uint32(p)); err != nil {
-			return culled, err
+			d.static = done
 		}
 		indom := d.desc.InDom
 		if indom == pmapi.InDomNull {
 			continue
 		}
-		l := x.indomList(indom)
+		l := d.il
+		if l == nil {
+			l = x.indomList(indom)
+			d.il = l
+		}
 		var ir *indomRec
 		switch len(l.recs) {
 		case 0:
@@ -960,21 +1005,67 @@ func (x *extractor) putMetadata(in *input, res *pmapi.Result) (bool, error) {
 			}
 			ir.written = true
 		}
-		if err := x.putLabel(archive.LabelInDom, uint32(indom), t); err != nil {
-			return culled, err
-		}
-		if err := x.putLabel(archive.LabelInstances, uint32(indom), t); err != nil {
-			return culled, err
-		}
-		if err := x.putText(archive.TextOneLine|archive.TextInDom, uint32(indom)); err != nil {
-			return culled, err
-		}
-		if err := x.putText(archive.TextHelp|archive.TextInDom, uint32(indom)); err != nil {
-			return culled, err
+		if !l.extrasDone {
+			done, err := x.putInDomExtras(indom, t)
+			if err != nil {
+				return culled, err
+			}
+			l.extrasDone = done
 		}
 	}
-	res.VSets = out
 	return culled, nil
+}
+
+// putMetricMeta writes a metric's descriptor, item, domain and cluster
+// labels and help texts that are not written yet; done reports that
+// none is left to write later (a label set not yet in force at t is).
+func (x *extractor) putMetricMeta(d *descRec, t pmapi.Timestamp) (done bool, err error) {
+	p := d.desc.PMID
+	if !d.written {
+		if err := x.w.PutDesc(d.desc, d.names); err != nil {
+			return false, x.writeErr(err)
+		}
+		d.written = true
+	}
+	done = true
+	for _, l := range [...]struct{ typ, ident uint32 }{
+		{archive.LabelItem, uint32(p)},
+		{archive.LabelDomain, p.Domain()},
+		{archive.LabelCluster, uint32(pmapi.NewPMID(p.Domain(), p.Cluster(), 0))},
+	} {
+		ok, err := x.putLabel(l.typ, l.ident, t)
+		if err != nil {
+			return false, err
+		}
+		done = done && ok
+	}
+	if err := x.putText(archive.TextOneLine|archive.TextPMID, uint32(p)); err != nil {
+		return false, err
+	}
+	if err := x.putText(archive.TextHelp|archive.TextPMID, uint32(p)); err != nil {
+		return false, err
+	}
+	return done, nil
+}
+
+// putInDomExtras writes an instance domain's labels and help texts that
+// are not written yet; done as for putMetricMeta.
+func (x *extractor) putInDomExtras(indom pmapi.InDom, t pmapi.Timestamp) (done bool, err error) {
+	ok1, err := x.putLabel(archive.LabelInDom, uint32(indom), t)
+	if err != nil {
+		return false, err
+	}
+	ok2, err := x.putLabel(archive.LabelInstances, uint32(indom), t)
+	if err != nil {
+		return false, err
+	}
+	if err := x.putText(archive.TextOneLine|archive.TextInDom, uint32(indom)); err != nil {
+		return false, err
+	}
+	if err := x.putText(archive.TextHelp|archive.TextInDom, uint32(indom)); err != nil {
+		return false, err
+	}
+	return ok1 && ok2, nil
 }
 
 // closestBefore finds, in states sorted by time, the one in force at t
@@ -1016,23 +1107,27 @@ func closestBefore(recs []*indomRec, t pmapi.Timestamp) *indomRec {
 
 // putLabel writes the label set of a kind and identifier that the
 // table's search finds, if it is in force at t (stamped no later) and
-// not written yet; it is stamped t.
-func (x *extractor) putLabel(typ, ident uint32, t pmapi.Timestamp) error {
+// not written yet; it is stamped t. done reports that there is none, or
+// that it is written: a later call would do nothing.
+func (x *extractor) putLabel(typ, ident uint32, t pmapi.Timestamp) (done bool, err error) {
 	tab := x.labels[typ]
 	if tab == nil {
-		return nil
+		return true, nil
 	}
 	l, ok := tab.search(ident)
-	if !ok || l.written || t.Before(l.rec.Stamp) {
-		return nil
+	if !ok || l.written {
+		return true, nil
+	}
+	if t.Before(l.rec.Stamp) {
+		return false, nil
 	}
 	rec := *l.rec
 	rec.Stamp = t
 	if err := x.w.PutLabels(&rec); err != nil {
-		return x.writeErr(err)
+		return false, x.writeErr(err)
 	}
 	l.written = true
-	return nil
+	return true, nil
 }
 
 func (x *extractor) putText(typ, ident uint32) error {

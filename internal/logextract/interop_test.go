@@ -358,6 +358,30 @@ func TestInteropCrafted(t *testing.T) {
 			})
 		}
 	}
+	// Inputs that end together, or within the 1 ms of a <mark>: the
+	// closing index entry's time.
+	ends := map[string]float64{"end-a": 15, "end-b": 15, "end-c": 15.0005, "end-d": 15.002}
+	for name, end := range ends {
+		c := newCrafter(t, filepath.Join(dir, name), 10)
+		c.descs()
+		first := 10.0
+		if name != "end-a" {
+			first = 10.25
+		}
+		c.indom(first, 1, 2)
+		for t := first; t < end; t++ {
+			c.rec(t, ints(1, 2))
+		}
+		c.rec(end, ints(1, 2))
+		c.close()
+	}
+	for _, pair := range [][2]string{{"end-a", "end-b"}, {"end-b", "end-a"}, {"end-a", "end-c"}, {"end-c", "end-a"}, {"end-a", "end-d"}, {"end-d", "end-a"}} {
+		args := []string{filepath.Join(dir, pair[0]), filepath.Join(dir, pair[1])}
+		t.Run("ends "+pair[0]+" "+pair[1], func(t *testing.T) {
+			t.Parallel()
+			interopCase(t, args)
+		})
+	}
 	// Two inputs with the same label sets in different orders: which
 	// input's are written depends on libpcp's hash chains.
 	x := filepath.Join(dir, "permX")
@@ -390,6 +414,8 @@ func TestInteropErrors(t *testing.T) {
 		{"-V", "2", b3, "o"}, {"-s", "x", b3, "o"}, {"-v", "-1", b3, "o"}, {"-z", "-Z", "UTC", b3, "o"},
 		{filepath.Join(m, "nonexist"), "o"}, {b3, filepath.Join(m, "synth3"), "o"}, {"-S", "@99:00", b3, "o"},
 		{"-S", "@06:00", b3, "o"}, {"-c", "/nonexist", b3, "o"}, {"-c", badcfg, b3, "o"},
+		{"-c", "/nonexist", filepath.Join(m, "nonexist"), "o"}, {"-c", badcfg, filepath.Join(m, "nonexist"), "o"},
+		{"--c", "/nonexist", b3, "o"}, {"--comp", b3, "o"}, {"--syn", b3, "o"},
 		{filepath.Join(m, "bad/empty3"), "o"}, {filepath.Join(m, "bad/badmagic3"), "o"}, {filepath.Join(m, "bad/truncmeta3"), "o"},
 		{b3, exists}, {b3, "/nonexistdir/o"}, {"--bogus", b3, "o"}, {"--start"},
 	} {

@@ -102,7 +102,7 @@ func TestClosestBefore(t *testing.T) {
 	}
 }
 
-// TestSearchmlist: instances in the list's order, and the real tool's
+// TestSearchmlist: searchRecord keeps instances in the list's order, and the real tool's
 // decision for value sets after one left empty.
 func TestSearchmlist(t *testing.T) {
 	a, b, c := pmapi.NewPMID(1, 0, 1), pmapi.NewPMID(1, 0, 2), pmapi.NewPMID(1, 0, 3)
@@ -118,14 +118,31 @@ func TestSearchmlist(t *testing.T) {
 		}
 		return v
 	}
+	record := func(res *pmapi.Result) *archive.Record {
+		raw, err := archive.AppendResultRecord(nil, 3, res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := archive.DecodeRecord(raw, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	var out selected
 	res := &pmapi.Result{VSets: []pmapi.ValueSet{val(a, 1, 2, 3), val(pmapi.NewPMID(9, 0, 9), 1), val(b, 0), val(c, 0)}}
-	got := x.searchmlist(res)
+	if !x.searchRecord(&out, record(res)) {
+		t.Fatalf("the record was dropped")
+	}
 	want := &pmapi.Result{VSets: []pmapi.ValueSet{val(a, 3, 1), val(b), val(c, 0)}}
-	if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" {
+	if d := cmp.Diff(want, &out.res, cmpopts.EquateEmpty()); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
-	if x.searchmlist(&pmapi.Result{VSets: []pmapi.ValueSet{val(pmapi.NewPMID(9, 0, 9), 1)}}) != nil {
+	if x.searchRecord(&out, record(&pmapi.Result{VSets: []pmapi.ValueSet{val(pmapi.NewPMID(9, 0, 9), 1)}})) {
 		t.Errorf("a record without selected metrics was kept")
+	}
+	if x.searchRecord(&out, record(&pmapi.Result{})) {
+		t.Errorf("a <mark> was kept")
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
-const shortOpts = "c:dfmS:s:T:V:v:wxZ:z?"
+const shortOpts = "c:dfmS:s:T:V:v:wX:xZ:z?"
 
 var longOpts = []getopt.Long{
 	{Name: "config", HasArg: true, Short: 'c'},
@@ -29,8 +29,10 @@ var longOpts = []getopt.Long{
 	{Name: "timezone", HasArg: true, Short: 'Z'},
 	{Name: "hostzone", Short: 'z'},
 	{Name: "help", Short: '?'},
-	{Name: "sync", Short: 1000},
 }
+
+// optSync is the code of --sync.
+const optSync = 1000
 
 const usage = `Usage: pmlogextract [options] input-archive output-archive
 
@@ -58,11 +60,16 @@ Options:
 // to stdout and stderr, and returns the exit status. Options -w (daily
 // windows) and -x (dropping metrics whose metadata differ between
 // inputs) are accepted but not implemented: they are refused with a
-// message. --sync (a pcpkit extra) makes every record durable before the
-// next is written.
+// message. Two pcpkit extras, not in the real tool (whose usage message
+// is kept as it is): --sync makes every record durable before the next
+// is written; -X ALGO or --compress[=ALGO] compresses each finished data
+// volume and the metadata file, with xz (the default of --compress) or
+// zstd, as pmlogger_daily compresses an archive (the index stays plain).
 func Main(args []string, stdout, stderr io.Writer) int {
 	const prog = "pmlogextract"
+	args, extras := splitExtras(args)
 	opts, operands, perr := getopt.Parse(args, shortOpts, longOpts)
+	opts = append(opts, extras...)
 	o := &Options{Stdout: stdout, Stderr: stderr, progName: prog}
 	bad := false
 	if perr != nil {
@@ -123,8 +130,18 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			hostzone = true
 		case '?':
 			bad = true
-		case 1000:
+		case optSync:
 			o.SyncEveryRecord = true
+		case 'X':
+			if op.Arg != "xz" && op.Arg != "zstd" {
+				name := "-X"
+				if op.Name != "" {
+					name = "--" + op.Name
+				}
+				fmt.Fprintf(stderr, "%s: %s value must be xz or zstd\n", prog, name)
+				bad = true
+			}
+			o.Compress = op.Arg
 		}
 	}
 	if hostzone && tz != "" {
@@ -180,6 +197,67 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// splitExtras takes pcpkit's long options out of args: --sync, and
+// --compress[=ALGO] (--compress alone is xz; the option parser knows no
+// optional arguments). They are matched only when spelled in full, so
+// the abbreviations of the real tool's long options, and their
+// ambiguities, stay the real tool's ("--c" is still --config). Option
+// arguments are passed over, and nothing after "--" is touched.
+func splitExtras(args []string) (rest []string, extras []getopt.Opt) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(rest, args[i:]...), extras
+		}
+		switch {
+		case a == "--sync":
+			extras = append(extras, getopt.Opt{Short: optSync, Name: "sync"})
+			continue
+		case a == "--compress":
+			extras = append(extras, getopt.Opt{Short: 'X', Name: "compress", Arg: "xz"})
+			continue
+		case strings.HasPrefix(a, "--compress="):
+			extras = append(extras, getopt.Opt{Short: 'X', Name: "compress", Arg: strings.TrimPrefix(a, "--compress=")})
+			continue
+		}
+		rest = append(rest, a)
+		// A short option taking an argument in the next word.
+		if len(a) >= 2 && a[0] == '-' && a[1] != '-' {
+			for k := 1; k < len(a); k++ {
+				if j := strings.IndexByte(shortOpts, a[k]); j >= 0 && a[k] != ':' && j+1 < len(shortOpts) && shortOpts[j+1] == ':' {
+					if k == len(a)-1 && i+1 < len(args) {
+						i++
+						rest = append(rest, args[i])
+					}
+					break
+				}
+			}
+		}
+		// A long option (or an abbreviation of one) taking an argument
+		// in the next word.
+		if name, ok := strings.CutPrefix(a, "--"); ok && name != "" && !strings.Contains(name, "=") {
+			var match *getopt.Long
+			n := 0
+			for k := range longOpts {
+				l := &longOpts[k]
+				if l.Name == name {
+					match, n = l, 1
+					break
+				}
+				if strings.HasPrefix(l.Name, name) {
+					match = l
+					n++
+				}
+			}
+			if n == 1 && match.HasArg && i+1 < len(args) {
+				i++
+				rest = append(rest, args[i])
+			}
+		}
+	}
+	return rest, extras
 }
 
 // expandInputs resolves each input argument to one archive. An argument
