@@ -167,7 +167,8 @@ func openStream(path string) (io.ReadCloser, error) {
 	br := bufio.NewReaderSize(f, 64<<10)
 	switch suf {
 	case "":
-		return f, nil
+		// Buffered: the .meta and .index decoders read small pieces.
+		return &stackedCloser{Reader: br, closers: []io.Closer{f}}, nil
 	case ".xz":
 		r, err = xz.NewReader(br)
 	case ".lzma":
