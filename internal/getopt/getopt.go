@@ -16,6 +16,10 @@ type Long struct {
 	Name   string
 	HasArg bool
 	Short  rune
+	// Exact options (pcpkit's extensions) match only when spelled in
+	// full, so that they change none of the real tool's abbreviations
+	// or messages.
+	Exact bool
 }
 
 // Opt is one parsed option.
@@ -137,8 +141,13 @@ func findLong(arg, name string, longs []Long) (*Long, string) {
 	var first *Long
 	var others []*Long
 	for i := range longs {
+		if longs[i].Exact && longs[i].Name == name {
+			return &longs[i], ""
+		}
+	}
+	for i := range longs {
 		l := &longs[i]
-		if l.Name == "" || !strings.HasPrefix(l.Name, name) {
+		if l.Exact || !strings.HasPrefix(l.Name, name) {
 			continue
 		}
 		if len(l.Name) == len(name) {

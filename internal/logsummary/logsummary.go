@@ -211,19 +211,19 @@ func (s *summary) run(args []string) int {
 	evs, operands := parseArgs(args)
 	errs, exitFlag, runtimeErr := 0, false, false
 	for _, ev := range evs {
-		if ev.err != "" {
-			s.complain("%s", ev.err)
+		if ev.Err != "" {
+			s.complain("%s", ev.Err)
 			errs++
 			continue
 		}
-		switch ev.opt {
+		switch ev.Short {
 		case 'a':
 			s.stocaveflag, s.timeaveflag, s.lflag, s.countflag, s.minflag, s.maxflag = true, true, true, true, true, true
 			s.sumflag = false
 		case 'b':
 			s.stocaveflag, s.timeaveflag, s.sumflag = true, true, false
 		case 'B':
-			v, ok := strtol(ev.arg)
+			v, ok := strtol(ev.Arg)
 			if !ok || int32(v) < 0 {
 				s.complain("-B requires positive numeric argument")
 				errs++
@@ -231,8 +231,8 @@ func (s *summary) run(args []string) int {
 				s.nbins = int(int32(v))
 			}
 		case 'D':
-			if !validDebug(ev.arg) {
-				s.complain("unrecognized debug options specification (%s)", ev.arg)
+			if !validDebug(ev.Arg) {
+				s.complain("unrecognized debug options specification (%s)", ev.Arg)
 				errs++
 			}
 		case 'f':
@@ -254,15 +254,15 @@ func (s *summary) run(args []string) int {
 		case 'N':
 			s.warnflag = false
 		case 'n':
-			s.namespace, s.namespaceSet = ev.arg, true
-			ns, err := pmns.Load(ev.arg)
+			s.namespace, s.namespaceSet = ev.Arg, true
+			ns, err := pmns.Load(ev.Arg)
 			if err != nil {
 				var le *pmns.LoadError
 				if errors.As(err, &le) {
 					fmt.Fprint(s.errw, le.Messages)
-					s.complain("Cannot load namespace from %q: %s", ev.arg, le.Reason)
+					s.complain("Cannot load namespace from %q: %s", ev.Arg, le.Reason)
 				} else {
-					s.complain("Cannot load namespace from %q: %v", ev.arg, err)
+					s.complain("Cannot load namespace from %q: %v", ev.Arg, err)
 				}
 				errs++
 				runtimeErr = true
@@ -270,7 +270,7 @@ func (s *summary) run(args []string) int {
 				s.altNS = ns
 			}
 		case 'p':
-			v, ok := strtol(ev.arg)
+			v, ok := strtol(ev.Arg)
 			if !ok {
 				s.complain("-p requires numeric argument")
 				errs++
@@ -282,9 +282,9 @@ func (s *summary) run(args []string) int {
 			s.stocaveflag, s.timeaveflag, s.lflag, s.countflag, s.minflag, s.maxflag = false, false, false, false, false, false
 			s.sumflag = true
 		case 'S':
-			s.start, s.startSet = ev.arg, true
+			s.start, s.startSet = ev.Arg, true
 		case 'T':
-			s.finish, s.finishSet = ev.arg, true
+			s.finish, s.finishSet = ev.Arg, true
 		case 'v':
 			s.warnflag = true
 		case 'V':
@@ -306,12 +306,12 @@ func (s *summary) run(args []string) int {
 				s.complain("at most one of -Z and -z allowed")
 				errs++
 			} else {
-				s.tz = ev.arg
+				s.tz = ev.Arg
 			}
 		case '?':
 			errs++
 		case 'j':
-			v, ok := strtol(ev.arg)
+			v, ok := strtol(ev.Arg)
 			if !ok || v < 1 || v > 1<<16 {
 				s.complain("-j requires a positive numeric argument")
 				errs++
@@ -321,7 +321,7 @@ func (s *summary) run(args []string) int {
 			}
 		case optJSON, optCSV:
 			f := jsonFormat
-			if ev.opt == optCSV {
+			if ev.Short == optCSV {
 				f = csvFormat
 			}
 			if s.format != textFormat && s.format != f {
@@ -335,16 +335,16 @@ func (s *summary) run(args []string) int {
 		case optMerge:
 			s.merge = true
 		case optShard:
-			k, n, ok := parseShard(ev.arg)
+			k, n, ok := parseShard(ev.Arg)
 			if !ok {
-				s.complain("--shard requires K/N with 0 <= K < N, not %q", ev.arg)
+				s.complain("--shard requires K/N with 0 <= K < N, not %q", ev.Arg)
 				errs++
 				runtimeErr = true
 			} else {
 				s.shardK, s.shardN = k, n
 			}
 		case optMetric:
-			s.metricOpts = append(s.metricOpts, ev.arg)
+			s.metricOpts = append(s.metricOpts, ev.Arg)
 		}
 	}
 	if errs == 0 && !exitFlag {
