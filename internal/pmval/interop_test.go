@@ -1,0 +1,282 @@
+package pmval
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pcpkit/pcpkit/internal/testenv"
+	"github.com/pcpkit/pcpkit/pmapi"
+	"github.com/pcpkit/pcpkit/replay"
+)
+
+// run runs pmval in-process in dir, as the real tool is run.
+func run(t *testing.T, dir string, args []string, env ...string) (string, string, int) {
+	t.Helper()
+	t.Chdir(dir)
+	t.Setenv("TZ", "UTC")
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	var out, errb bytes.Buffer
+	rc := Main(args, &out, &errb)
+	return out.String(), errb.String(), rc
+}
+
+// compareReal runs the real pmval and pcpkit's with args in dir and
+// reports any difference.
+func compareReal(t *testing.T, dir string, args []string, env ...string) bool {
+	t.Helper()
+	wout, werr, wrc := testenv.RunCommand(t, dir, testenv.RealEnv(env...), testenv.RealTool(t, "pmval"), args...)
+	out, errs, rc := run(t, dir, args, env...)
+	ok := true
+	what := "pmval " + strings.Join(args, " ")
+	if d := cmp.Diff(string(wout), out); d != "" {
+		t.Errorf("%s: stdout differs from the real pmval (-real +pcpkit):\n%s", what, d)
+		ok = false
+	}
+	if d := cmp.Diff(string(werr), errs); d != "" {
+		t.Errorf("%s: stderr differs from the real pmval (-real +pcpkit):\n%s", what, d)
+		ok = false
+	}
+	if wrc != rc {
+		t.Errorf("%s: exit status %d, real pmval %d", what, rc, wrc)
+		ok = false
+	}
+	return ok
+}
+
+// TestInteropAdhoc compares the command line in $PMVAL_ARGS (run in
+// $PMVAL_DIR), for investigating.
+func TestInteropAdhoc(t *testing.T) {
+	args := os.Getenv("PMVAL_ARGS")
+	if args == "" {
+		t.Skip("set PMVAL_ARGS")
+	}
+	compareReal(t, os.Getenv("PMVAL_DIR"), strings.Fields(args))
+}
+
+// TestInteropErrors covers command-line failures and the options that
+// change no values, against the real pmval.
+func TestInteropErrors(t *testing.T) {
+	testenv.RealTool(t, "pmval")
+	dir := testenv.SharedDir(t, "pcp-made-archives")
+	for _, args := range [][]string{
+		{}, {"-V"}, {"--version"}, {"-?"}, {"--help"}, {"-Q", "synth.ctr32"}, {"--bogus", "-a", "synth3", "synth.ctr32"},
+		{"-a", "synth3"}, {"-a", "synth3", "a", "b"}, {"-a", "nosuch", "synth.ctr32"}, {"-a", "synth3", "no.such"},
+		{"-a", "synth3", "synth"}, {"-a", "synth3", "-t", "1x", "synth.ctr32"}, {"-a", "synth3", "-S", "foo", "synth.ctr32"},
+		{"-a", "synth3", "-T", "@x", "synth.ctr32"}, {"-a", "synth3", "-A", "0", "synth.ctr32"},
+		{"-a", "synth3", "-s", "0", "synth.ctr32"}, {"-a", "synth3", "-s", "-1", "synth.ctr32"}, {"-a", "synth3", "-s", "x", "synth.ctr32"},
+		{"-a", "synth3", "-s", "3x", "synth.ctr32"}, {"-a", "synth3", "-w", "0", "synth.ctr32"}, {"-a", "synth3", "-f", "x", "synth.ctr32"},
+		{"-a", "synth3", "-f", "12", "synth.inst"}, {"-a", "synth3", "-f", "20", "synth.inst"}, {"-a", "synth3", "-i", "foo", "synth.multi"},
+		{"-a", "synth3", "-i", "alpha", "synth.ctr32"}, {"-a", "synth3", "-z", "-Z", "UTC", "synth.ctr32"},
+		{"-a", "synth3", "-h", "localhost", "synth.ctr32"}, {"-s", "x", "-V"}, {"-V", "-s", "x"}, {"-Q", "-V"},
+		{"-t", "1x", "-S", "foo", "-a", "synth3", "synth.ctr32"}, {"-a", "synth3", "-A", "1000d", "synth.ctr32"},
+		{"-n", "/nonexistent", "-Q", "-a", "synth3", "synth.ctr32"}, {"-a", "synth3", "-D", "foo", "synth.ctr32"},
+		{"-a", "synth3", "synth.multi["}, {"-a", "synth3", "synth.multi[alpha]x"}, {"-a", "synth3", "synth.multi[\"alpha]"},
+		{"-a", "synth3", "synth.m,ulti"}, {"-a", "synth3", "synth3/"}, {"-a", "synth3", "/synth.ctr32"},
+		{"-a", "synth3", "-s", "2", "synth.multi[beta,alpha]"}, {"-a", "synth3", "-s", "2", "-i", "beta,'alpha'", "synth.multi"},
+		{"-a", "synth3", "-s", "3", "--samples=2", "synth.ctr32"}, {"--arch", "synth3", "--sam", "3", "synth.ctr32"},
+		{"--s", "3", "-a", "synth3", "synth.ctr32"},
+		{"-a", "synth3,synth3", "-t", "10", "synth.ctr32"}, {"-a", "synth3", "-a", "synth3", "-t", "10", "synth.ctr32"},
+		{"-a", "bad/empty3", "synth.ctr32"}, {"-a", "bad/notarch", "synth.ctr32"}, {"-a", "bad/nometa3", "synth.ctr32"},
+		{"-a", "bad/trunc3", "-t", "2", "kernel.all.load"}, {"-a", "bad/corrupt3", "-t", "2", "synth.inst"},
+		{"-a", "synth3", "-x", "5", "-s", "3", "synth.inst"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			compareReal(t, dir, args)
+		})
+	}
+}
+
+// pickMetrics chooses from an archive up to one metric of each kind: a
+// counter, an instant, a discrete and a string metric (the first of each
+// in the metadata), preferring ones with instance domains for the
+// counter and the instant.
+func pickMetrics(t *testing.T, path string) []string {
+	t.Helper()
+	c, err := replay.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer c.Close()
+	meta := c.Meta()
+	kinds := map[string]string{}
+	for _, d := range meta.Descs {
+		names := meta.Names(d.PMID)
+		if len(names) == 0 || d.Type == pmapi.TypeEvent || d.Type == pmapi.TypeHighresEvent || d.Type == pmapi.TypeNoSupport {
+			continue
+		}
+		name := names[0]
+		if _, ok := meta.Lookup(name); !ok {
+			continue
+		}
+		kind := ""
+		switch {
+		case d.Type == pmapi.TypeString:
+			kind = "string"
+		case d.Sem == pmapi.SemCounter:
+			kind = "counter"
+		case d.Sem == pmapi.SemInstant:
+			kind = "instant"
+		case d.Sem == pmapi.SemDiscrete:
+			kind = "discrete"
+		}
+		if kind == "" {
+			continue
+		}
+		if old, ok := kinds[kind]; !ok || (kind == "counter" || kind == "instant") && d.InDom != pmapi.InDomNull && !strings.HasPrefix(old, "+") {
+			if d.InDom != pmapi.InDomNull {
+				kinds[kind] = "+" + name
+			} else if !ok {
+				kinds[kind] = name
+			}
+		}
+	}
+	var out []string
+	for _, k := range []string{"counter", "instant", "discrete", "string"} {
+		if n, ok := kinds[k]; ok {
+			out = append(out, strings.TrimPrefix(n, "+"))
+		}
+	}
+	return out
+}
+
+// interval returns a pmval -t argument giving about n samples over an
+// archive's span (at least a millisecond).
+func interval(t *testing.T, path string, n int) string {
+	c, err := replay.Open(path)
+	if err != nil {
+		return "1"
+	}
+	defer c.Close()
+	end, err := c.End()
+	if err != nil {
+		return "1"
+	}
+	ms := int64(end.Sub(c.Start()) * 1000 / float64(n))
+	if ms < 1 {
+		ms = 1
+	}
+	return fmt.Sprintf("%dmsec", ms)
+}
+
+// TestInteropShared runs both pmvals on every shared archive (sets of
+// archives included) for a counter, an instant, a discrete and a string
+// metric each, at a fine and a coarse interval, raw, uninterpolated,
+// in a window and in the archive's zone.
+func TestInteropShared(t *testing.T) {
+	testenv.RealTool(t, "pmval")
+	for _, set := range []string{"pcp-qa-archives", "pcp-made-archives"} {
+		dir := testenv.SharedDir(t, set)
+		names := testenv.Archives(t, dir)
+		if set == "pcp-qa-archives" {
+			names = append(names, "multi", "multi_v3", "multi-xz", "multi/20150508.11.44,multi/20150508.11.50")
+		}
+		for _, a := range names {
+			if strings.HasSuffix(a, "-zst") || os.Getenv("PMVAL_ONLY") != "" && !strings.Contains(a, os.Getenv("PMVAL_ONLY")) {
+				continue
+			}
+			path := filepath.Join(dir, strings.Split(a, ",")[0])
+			if strings.Contains(a, ",") || !strings.Contains(a, "/") && strings.HasPrefix(a, "multi") {
+				path = filepath.Join(dir, a)
+			}
+			metrics := pickMetrics(t, path)
+			fine, coarse := interval(t, path, 60), interval(t, path, 7)
+			for _, m := range metrics {
+				for _, mode := range [][]string{
+					{"-t", fine}, {"-t", coarse}, {"-t", coarse, "-r"}, {"-U", a}, {"-t", fine, "-S", "+" + coarse, "-T", "-" + coarse},
+					{"-z", "-t", coarse, "-X"},
+				} {
+					args := append([]string{"-a", a}, mode...)
+					if mode[0] == "-U" {
+						args = mode
+					}
+					args = append(args, m)
+					t.Run(set+"/"+strings.Join(args, " "), func(t *testing.T) {
+						compareReal(t, dir, args)
+					})
+				}
+			}
+		}
+	}
+}
+
+// TestInteropAllMetrics runs both pmvals for up to 30 metrics of every
+// shared archive at a coarse interval, interpolated and not.
+func TestInteropAllMetrics(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	testenv.RealTool(t, "pmval")
+	for _, set := range []string{"pcp-qa-archives", "pcp-made-archives"} {
+		dir := testenv.SharedDir(t, set)
+		names := testenv.Archives(t, dir)
+		if set == "pcp-qa-archives" {
+			names = append(names, "multi", "multi_v3")
+		}
+		for _, a := range names {
+			if strings.HasSuffix(a, "-zst") || strings.HasPrefix(a, "bad/") || os.Getenv("PMVAL_ONLY") != "" && !strings.Contains(a, os.Getenv("PMVAL_ONLY")) {
+				continue
+			}
+			path := filepath.Join(dir, a)
+			c, err := replay.Open(path)
+			if err != nil {
+				continue
+			}
+			var metrics []string
+			for _, d := range c.Meta().Descs {
+				if n := c.Meta().Names(d.PMID); len(n) > 0 && len(metrics) < 30 {
+					if _, ok := c.Meta().Lookup(n[0]); ok {
+						metrics = append(metrics, n[0])
+					}
+				}
+			}
+			c.Close()
+			coarse := interval(t, path, 9)
+			for _, m := range metrics {
+				for _, args := range [][]string{{"-a", a, "-t", coarse, m}, {"-U", a, m}, {"-a", a, "-t", coarse, "-i", "0,1", m}} {
+					t.Run(set+"/"+strings.Join(args, " "), func(t *testing.T) {
+						compareReal(t, dir, args)
+					})
+				}
+			}
+		}
+	}
+}
+
+// TestInteropEvents compares event record arrays (they are never
+// interpolated) with the options that change how they print.
+func TestInteropEvents(t *testing.T) {
+	testenv.RealTool(t, "pmval")
+	for _, c := range []struct{ set, archive, metric string }{
+		{"pcp-qa-archives", "eventrec", "sample.event.records"},
+		{"pcp-qa-archives", "eventrec", "sample.event.highres_records"},
+		{"pcp-qa-archives", "eventrec", "sample.event.no_indom_records"},
+		{"pcp-qa-archives", "eventrec-old", "sample.event.records"},
+		{"pcp-qa-archives", "omnibus_v3", "sampledso.event.records"},
+		{"pcp-made-archives", "sample3", "sample.event.highres_records"},
+	} {
+		dir := testenv.SharedDir(t, c.set)
+		for _, opts := range [][]string{
+			{}, {"-X"}, {"-XX"}, {"-z"}, {"-Z", "EST5"}, {"-i", "bogus"}, {"-i", "fungus,nosuch"}, {"-r"},
+			{"-s", "3"}, {"-S", "+2", "-T", "-1"}, {"-O", "+3"}, {"-t", "0.3", "-f", "2"}, {"-v"}, {"-w", "3"},
+			{"-U", "", "-i", "bogus"}, {"-U", "", "-s", "2", "-z"},
+		} {
+			args := append(append([]string{"-a", c.archive}, opts...), c.metric)
+			if len(opts) > 0 && opts[0] == "-U" {
+				args = append(append([]string{}, opts...), c.metric)
+				args[1] = c.archive
+			}
+			t.Run(c.set+"/"+strings.Join(args, " "), func(t *testing.T) {
+				compareReal(t, dir, args)
+			})
+		}
+	}
+}

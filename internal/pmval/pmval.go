@@ -1,0 +1,602 @@
+// Package pmval implements pmval for archives: it reports the values of
+// one metric over time exactly as PCP 6.0.3's pmval does when reading a
+// PCP archive (-a, -U), interpolated at a fixed interval or record by
+// record, with rate conversion of counters. cmd/pmval is a thin wrapper
+// around Main.
+//
+// Live sources (-h, -L, the default local pmcd) and the GUI time control
+// (-g, -p) are not supported: pmval then reports that it cannot connect.
+package pmval
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/interp"
+	"github.com/pcpkit/pcpkit/pcptime"
+	"github.com/pcpkit/pcpkit/pmapi"
+	"github.com/pcpkit/pcpkit/replay"
+)
+
+// Version is the version the real tool reports.
+const Version = "6.0.3"
+
+// instPair is an instance of the reported metric: its number and the
+// name it is shown by.
+type instPair struct {
+	id   int32
+	name string
+}
+
+// tool holds one run's state.
+type tool struct {
+	o      *options
+	out    *bufio.Writer
+	errw   io.Writer
+	c      *replay.Context
+	source string
+	metric string
+	pmid   pmapi.PMID
+	desc   pmapi.Desc
+	zone   *pcptime.Zone
+
+	iall   bool
+	pairs  []instPair // sorted by id
+	scale  float64
+	cols   int
+	fixed  int
+	xflag  int
+	raw    bool
+	rawArc bool // -U, or an event metric: records, not interpolation
+	events bool // an event metric
+
+	origin, finish pmapi.Timestamp
+	delta          int64 // interpolation interval, nanoseconds
+	samples        int
+
+	reporting  bool
+	labelStyle int
+}
+
+// errExit stops a run with an exit status.
+type errExit int
+
+// Main runs pmval with args (without the program name), writing to stdout
+// and stderr, and returns the exit status.
+func Main(args []string, stdout, stderr io.Writer) (status int) {
+	out := bufio.NewWriterSize(stdout, 64<<10)
+	defer out.Flush()
+	t := &tool{out: out, errw: stderr, labelStyle: -1}
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(errExit); ok {
+				status = int(e)
+				return
+			}
+			panic(r)
+		}
+	}()
+	return t.run(args)
+}
+
+// fail prints a message on stderr and stops with status 1.
+func (t *tool) fail(format string, a ...any) {
+	t.out.Flush()
+	fmt.Fprintf(t.errw, format, a...)
+	panic(errExit(1))
+}
+
+func (t *tool) run(args []string) int {
+	var immediate, pending strings.Builder
+	o, operands := parse(args, &immediate, &pending)
+	t.o = o
+	io.WriteString(t.errw, immediate.String())
+	if o.version {
+		io.WriteString(t.errw, pending.String())
+		return 0
+	}
+	if o.nsFailed {
+		return 1
+	}
+	usageFail := func() int {
+		io.WriteString(t.errw, pending.String())
+		io.WriteString(t.errw, usage)
+		return 1
+	}
+	if o.errors == 0 && len(operands) == 0 {
+		pending.WriteString("pmval: error - no metricname specified\n")
+		o.errors++
+	} else if o.errors == 0 && len(operands) > 1 {
+		pending.WriteString("pmval: error - too many arguments\n")
+		o.errors++
+	}
+	if o.errors > 0 {
+		return usageFail()
+	}
+
+	// The source: -h, -a, or the metric specification's.
+	isArchive := false
+	source := "local:"
+	switch {
+	case len(o.hosts) > 0:
+		source = o.hosts[0]
+	case len(o.archives) > 0:
+		source, isArchive = o.archives[0], true
+	case o.local:
+		source = ""
+	}
+	spec, msg := parseMetricSpec(operands[0])
+	if spec == nil {
+		pending.WriteString(msg)
+		return usageFail()
+	}
+	switch {
+	case spec.archive != "":
+		if len(o.archives) == 0 {
+			o.archives = append(o.archives, spec.archive)
+		}
+		source, isArchive = spec.archive, true
+	case spec.host != "":
+		if len(o.hosts) == 0 {
+			o.hosts = append(o.hosts, spec.host)
+		}
+		source = spec.host
+	}
+	if len(o.archives) > 0 && len(o.hosts) > 0 {
+		pending.WriteString("pmval: only one host or archive allowed\n")
+		return usageFail()
+	}
+	if !isArchive {
+		if o.rawArchive {
+			pending.WriteString("pmval: uninterpolated mode can only be used with archives")
+			o.errors++
+		}
+		if o.pause {
+			pending.WriteString("pmval: delay can only be used with archives\n")
+			o.errors++
+		}
+		if o.errors > 0 {
+			return usageFail()
+		}
+		if o.local || source == "" {
+			t.fail("pmval: Cannot establish local context: %s\n", errText(syscall.ENOTSUP))
+		}
+		t.fail("pmval: Cannot connect to PMCD on host \"%s\": %s\n", source, errText(syscall.ENOTSUP))
+	}
+	if o.gui {
+		t.fail("pmval: pmTimeConnect: %s\n", errText(syscall.ENOTSUP))
+	}
+	t.source = source
+	c, err := replay.Open(source)
+	if err != nil {
+		t.fail("pmval: Cannot open archive \"%s\": %s\n", source, errText(err))
+	}
+	defer c.Close()
+	t.c = c
+	if c.Label().Hostname == "" {
+		t.fail("pmval: Cannot evaluate context host name: %s\n", pmapi.Error(0).Error())
+	}
+	t.contextOptions()
+	t.initMetric(spec)
+	t.initInstances(spec)
+	t.fixed, t.xflag, t.raw = o.fixed, o.xflag, o.raw
+	if o.rawArchive {
+		t.rawArc = true
+	}
+
+	// The number of fetches, when it is not given.
+	if t.samples < 0 && !t.rawArc {
+		d := realTime(t.finish) - realTime(t.origin)
+		n := int(int32(toInt(d / t.intervalReal())))
+		if n < 0 {
+			t.samples = 0
+		} else {
+			t.samples = n + 1
+		}
+	}
+	if !o.tzSet && !o.hostzone && !t.events {
+		t.out.WriteString("\n")
+	}
+	t.setMode()
+	t.cols = o.cols
+	if t.cols <= 0 {
+		if t.cols = howide(t.desc.Type); t.cols < 0 {
+			t.fail("pmval: unknown performance metric value type %s\n", typeStr(t.desc.Type))
+		}
+	}
+	if t.fixed == 0 && t.fixed > t.cols || t.fixed > 0 && t.fixed > t.cols-2 {
+		t.fail("pmval: -f %d too large for column width %d\n", t.fixed, t.cols)
+	}
+	t.printHeader()
+	t.loop()
+	return 0
+}
+
+// errText renders an error as the real tools do: the PCP or system error
+// text alone.
+func errText(err error) string {
+	if c := archive.Code(err); c != 0 {
+		return c.Error()
+	}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return pmapi.ErrStr(-int32(errno))
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		return "No such file or directory"
+	}
+	return err.Error()
+}
+
+// realTime is pmtimespecToReal: seconds as a double, the nanoseconds
+// divided in long double precision.
+func realTime(t pmapi.Timestamp) float64 { return interp.Sub(t, pmapi.Timestamp{}) }
+
+// intervalReal is the interval in seconds (pmtimespecToReal).
+func (t *tool) intervalReal() float64 {
+	return realTime(pmapi.Timestamp{Sec: t.o.intervalSec, Nsec: int32(t.o.intervalNsec)})
+}
+
+// toInt truncates a double as C's (int) does, INT_MIN out of range.
+func toInt(x float64) int64 {
+	if x != x || x >= 2147483648 || x <= -2147483649 {
+		return math.MinInt32
+	}
+	return int64(x)
+}
+
+// contextOptions does what pmGetContextOptions does for an archive: the
+// reporting zone (and its note), then the time window.
+func (t *tool) contextOptions() {
+	o := t.o
+	lab := t.c.Label()
+	switch {
+	case o.hostzone:
+		t.zone = pcptime.LoadZone(lab.TZ)
+		fmt.Fprintf(t.out, "Note: timezone set to local timezone of host \"%s\" from archive\n\n", lab.Hostname)
+	case o.tzSet:
+		t.zone = pcptime.LoadZone(o.tz)
+		fmt.Fprintf(t.out, "Note: timezone set to \"TZ=%s\"\n\n", o.tz)
+	default:
+		t.zone = pcptime.LocalZone()
+	}
+	end, err := t.c.End()
+	if err != nil {
+		end = lab.Start
+	}
+	w, _, perr := pcptime.ParseWindowSpec(pcptime.WindowSpec{Start: o.start, End: o.finish, Align: o.align, Origin: o.origin}, lab.Start, end, t.zone)
+	if perr != nil {
+		t.fail("pmval: invalid time window.\n%s\n", perr.Message())
+	}
+	t.origin, t.finish = w.Origin, w.End
+	if !o.intervalSet || o.intervalSec == 0 && o.intervalNsec == 0 {
+		o.intervalSec, o.intervalNsec = 1, 0
+	}
+	t.samples = o.samples
+	if t.samples == 0 && !o.noSamples {
+		t.samples = -1
+	}
+}
+
+// initMetric looks up the metric and its descriptor.
+func (t *tool) initMetric(spec *metricSpec) {
+	t.metric = spec.metric
+	meta := t.c.Meta()
+	var pmid pmapi.PMID
+	var ok bool
+	nonLeaf := false
+	if t.o.ns != nil {
+		pmid, ok = t.o.ns.Lookup(spec.metric)
+		if !ok {
+			nonLeaf = len(t.o.ns.Traverse(spec.metric)) > 0
+		}
+	} else {
+		pmid, ok = meta.Lookup(spec.metric)
+		if !ok {
+			nonLeaf = len(meta.Traverse(spec.metric)) > 0
+		}
+	}
+	if !ok {
+		e := pmapi.ErrName
+		if nonLeaf {
+			e = pmapi.ErrNonLeaf
+		}
+		t.fail("pmval: pmLookupName(%s): %s\n", spec.metric, e.Error())
+	}
+	d, ok := meta.Desc(pmid)
+	if !ok {
+		t.fail("pmval: pmLookupDesc: %s\n", pmapi.ErrPMIDLog.Error())
+	}
+	t.pmid, t.desc = pmid, *d
+	if d.Type == pmapi.TypeEvent || d.Type == pmapi.TypeHighresEvent {
+		t.events, t.rawArc = true, true
+	}
+	if d.Sem == pmapi.SemCounter {
+		t.scale = 1
+		if d.Units.DimTime != 0 {
+			st := int(d.Units.ScaleTime)
+			if st > 3 {
+				t.scale = math.Pow(60, float64(3-st))
+			} else {
+				t.scale = math.Pow(1000, float64(3-st))
+			}
+		}
+	}
+}
+
+// initInstances sets up the instances to report: those named with -i (or
+// in the metric specification), else every instance ever in the domain.
+func (t *tool) initInstances(spec *metricSpec) {
+	names := t.o.instances
+	named := t.o.instancesSet
+	if spec.hasInst {
+		named = true
+		names = spec.insts
+	}
+	t.iall = !named || len(names) == 0
+	if t.desc.InDom == pmapi.InDomNull {
+		return
+	}
+	meta := t.c.Meta()
+	hist := meta.InDomHistory(t.desc.InDom)
+	if !t.iall {
+		ids := map[int32]bool{}
+		for _, n := range names {
+			id, ok := lookupInDom(hist, n)
+			if !ok {
+				t.fail("pmval: instance %s not available\n", n)
+			}
+			ids[id] = true
+			t.pairs = append(t.pairs, instPair{id, n})
+		}
+		indom := t.desc.InDom
+		t.c.SetProfile(func(d pmapi.InDom, inst int32) bool { return d != indom || ids[inst] })
+	} else {
+		if len(hist) == 0 {
+			t.fail("pmval: pmGetInDom(%s): %s\n", t.desc.InDom, pmapi.ErrInDomLog.Error())
+		}
+		t.pairs = unionPairs(hist)
+	}
+	sort.Slice(t.pairs, func(i, j int) bool { return t.pairs[i].id < t.pairs[j].id })
+}
+
+// lookupInDom finds an instance by name as pmLookupInDomArchive does:
+// in each snapshot from the newest, the name in full, else the name up
+// to its first space.
+func lookupInDom(hist []archive.InDomSnapshot, name string) (int32, bool) {
+	for i := len(hist) - 1; i >= 0; i-- {
+		s := &hist[i]
+		for k, n := range s.Names {
+			if n == name {
+				return s.Insts[k], true
+			}
+		}
+		for k, n := range s.Names {
+			if j := strings.IndexByte(n, ' '); j >= 0 && n[:j] == name {
+				return s.Insts[k], true
+			}
+		}
+	}
+	return 0, false
+}
+
+// unionPairs is every instance ever in the domain with its name, as
+// pmGetInDomArchive lists them.
+func unionPairs(hist []archive.InDomSnapshot) []instPair {
+	var out []instPair
+	seen := map[int32]bool{}
+	for i := len(hist) - 1; i >= 0; i-- {
+		s := &hist[i]
+		idx := make([]int, len(s.Insts))
+		for k := range idx {
+			idx[k] = k
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return s.Insts[idx[a]] < s.Insts[idx[b]] })
+		for _, k := range idx {
+			if !seen[s.Insts[k]] {
+				seen[s.Insts[k]] = true
+				out = append(out, instPair{s.Insts[k], s.Names[k]})
+			}
+		}
+	}
+	return out
+}
+
+// setMode sets the replay mode as pmTimeStateMode does: the origin as a
+// timeval, the interval in whole milliseconds (whole seconds when that
+// does not fit in an int).
+func (t *tool) setMode() {
+	origin := t.origin
+	origin.Nsec -= origin.Nsec % 1000
+	usec := t.o.intervalNsec / 1000
+	ms := t.o.intervalSec*1000 + usec/1000
+	var delta int64
+	if ms <= math.MaxInt32 && ms >= math.MinInt32 {
+		delta = ms * 1e6
+	} else {
+		delta = t.o.intervalSec * 1e9
+	}
+	t.delta = delta
+	if t.rawArc {
+		t.c.SetMode(replay.Forw, origin, delta)
+	} else {
+		t.c.SetMode(replay.Interp, origin, delta)
+	}
+}
+
+// getvals fetches the next value set; it returns it (with the result's
+// time), or ok false when there is no value to report (having printed
+// why), or end true past the end of the window.
+func (t *tool) getvals() (vs *pmapi.ValueSet, stamp pmapi.Timestamp, ok, end bool) {
+	var res *pmapi.Result
+	var err error
+	idx := 0
+	if t.rawArc {
+		for {
+			res, err = t.c.FetchArchive()
+			if err != nil {
+				break
+			}
+			if res.IsMark() {
+				t.timestamp(res.Timestamp)
+				t.out.WriteString("  Archive logging suspended\n")
+				t.reporting = false
+				return nil, stamp, false, false
+			}
+			idx = -1
+			for i := range res.VSets {
+				if res.VSets[i].PMID == t.pmid {
+					idx = i
+					break
+				}
+			}
+			if idx >= 0 {
+				break
+			}
+		}
+	} else {
+		res, err = t.c.Fetch([]pmapi.PMID{t.pmid})
+	}
+	if err != nil {
+		if errors.Is(err, pmapi.ErrEOL) {
+			t.out.Flush()
+			panic(errExit(0))
+		}
+		what := "pmFetch"
+		if t.rawArc {
+			what = "pmFetchArchive"
+		}
+		t.fail("\npmval: %s: %s\n", what, errText(err))
+	}
+	if realTime(res.Timestamp) > realTime(t.finish) {
+		return nil, stamp, false, true
+	}
+	v := &res.VSets[idx]
+	switch {
+	case v.NumVal == 0:
+		t.timestamp(res.Timestamp)
+		t.out.WriteString("  ")
+		if !t.events {
+			t.out.WriteString("No values available\n")
+		} else if t.o.verbose {
+			fmt.Fprintf(t.out, "%s: No values available\n", t.metric)
+		}
+		return nil, stamp, false, false
+	case v.NumVal < 0:
+		what := "pmFetch"
+		if t.rawArc {
+			what = "pmFetchArchive"
+		}
+		t.out.Flush()
+		fmt.Fprintf(t.errw, "\npmval: %s: %s\n", what, pmapi.Error(v.NumVal).Error())
+		return nil, stamp, false, false
+	}
+	sort.SliceStable(v.Values, func(i, j int) bool { return v.Values[i].Inst < v.Values[j].Inst })
+	return v, res.Timestamp, true, false
+}
+
+// loop fetches and reports, as pmval's main loop does.
+func (t *tool) loop() {
+	var prev *pmapi.ValueSet
+	var prevStamp pmapi.Timestamp
+	havePrev := false
+	noValues := false
+	forever := t.samples < 0
+	samples := t.samples
+	interval := time.Duration(t.o.intervalSec)*time.Second + time.Duration(t.o.intervalNsec)
+	for forever || samples > 0 {
+		samples--
+		if !havePrev {
+			v, stamp, ok, end := t.getvals()
+			if ok {
+				prev, prevStamp, havePrev = v, stamp, true
+				if t.desc.InDom != pmapi.InDomNull {
+					t.printLabels()
+				}
+				if t.events {
+					t.timestamp(stamp)
+					t.out.WriteString("  ")
+					t.printEvents(v)
+					t.reporting = true
+					continue
+				}
+				if t.raw || t.desc.Sem != pmapi.SemCounter {
+					t.timestamp(stamp)
+					t.printVals(v)
+					t.reporting = true
+					continue
+				}
+				if noValues || t.reporting {
+					t.timestamp(stamp)
+					t.out.WriteString("  No values available\n")
+				}
+				noValues = false
+			} else if end {
+				break
+			} else {
+				noValues = true
+			}
+		}
+		if t.o.pause {
+			t.out.Flush()
+			time.Sleep(interval)
+		}
+		if !havePrev {
+			continue
+		}
+		v, stamp, ok, end := t.getvals()
+		if end {
+			break
+		}
+		if !ok {
+			havePrev = false
+			continue
+		}
+		if t.iall && !t.knowsAll(v) {
+			t.pairs = unionPairs(t.c.Meta().InDomHistory(t.desc.InDom))
+			sort.Slice(t.pairs, func(i, j int) bool { return t.pairs[i].id < t.pairs[j].id })
+			t.printLabels()
+		}
+		t.timestamp(stamp)
+		switch {
+		case t.events:
+			t.out.WriteString("  ")
+			t.printEvents(v)
+		case t.raw || t.desc.Sem != pmapi.SemCounter:
+			t.printVals(v)
+		default:
+			t.printRates(v, stamp, prev, prevStamp)
+		}
+		t.reporting = true
+		prev, prevStamp = v, stamp
+	}
+}
+
+// knowsAll reports whether every instance of vs has a name (chkinsts).
+func (t *tool) knowsAll(vs *pmapi.ValueSet) bool {
+	if t.desc.InDom == pmapi.InDomNull || t.events {
+		return true
+	}
+	for _, v := range vs.Values {
+		found := false
+		for _, p := range t.pairs {
+			if p.id == v.Inst {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,610 @@
+package pmval
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/pcpkit/pcpkit/pcptime"
+	"github.com/pcpkit/pcpkit/pmapi"
+)
+
+// howide is the default column width for values of a type.
+func howide(t pmapi.Type) int {
+	switch t {
+	case pmapi.Type32, pmapi.TypeU32:
+		return 11
+	case pmapi.Type64, pmapi.TypeU64:
+		return 21
+	case pmapi.TypeFloat:
+		return 13
+	case pmapi.TypeDouble, pmapi.TypeString, pmapi.TypeAggregate, pmapi.TypeAggregateStat:
+		return 21
+	case pmapi.TypeEvent, pmapi.TypeHighresEvent:
+		return 0
+	}
+	return -1
+}
+
+// typeStr is pmTypeStr.
+func typeStr(t pmapi.Type) string {
+	if t == pmapi.TypeNoSupport {
+		return "NO_SUPPORT"
+	}
+	return t.String()
+}
+
+// timestamp prints a sample time: HH:MM:SS.mmm, or with -X the date and
+// microseconds, with -XX nanoseconds. The milliseconds are the
+// nanoseconds divided by a million, so an unnormalised time shows
+// ".1000".
+func (t *tool) timestamp(ts pmapi.Timestamp) {
+	c := t.zone.Civil(ts.Sec)
+	var b []byte
+	if t.xflag == 0 {
+		b = pcptime.AppendClock(nil, c)
+		b = append(b, '.')
+		b = appendPadded(b, int64(ts.Nsec)/1e6, 3)
+	} else {
+		b = pcptime.AppendCtimeDate(nil, c)
+		b = append(b, ' ')
+		b = pcptime.AppendClock(b, c)
+		b = append(b, '.')
+		if t.xflag == 1 {
+			b = appendPadded(b, int64(ts.Nsec)/1e3, 6)
+		} else {
+			b = appendPadded(b, int64(ts.Nsec), 9)
+		}
+		b = append(b, ' ')
+		b = pcptime.AppendYear(b, c)
+	}
+	t.out.Write(b)
+}
+
+// appendPadded appends v with at least digits digits (%0*d).
+func appendPadded(b []byte, v int64, digits int) []byte {
+	s := strconv.FormatInt(v, 10)
+	for i := len(s); i < digits; i++ {
+		b = append(b, '0')
+	}
+	return append(b, s...)
+}
+
+// ctime is pmCtime: ctime(3) in the reporting zone, with its newline.
+func (t *tool) ctime(sec int64) string { return t.zone.Ctime(sec) + "\n" }
+
+// printHeader prints the block that describes the report.
+func (t *tool) printHeader() {
+	w := t.out
+	if !t.events {
+		fmt.Fprintf(w, "metric:    %s\n", t.metric)
+	}
+	fmt.Fprintf(w, "archive:   %s\n", t.source)
+	fmt.Fprintf(w, "host:      %s\n", t.c.Label().Hostname)
+	// (6.0.3 prints pmCtime here, -X or not.)
+	w.WriteString("start:     ")
+	w.WriteString(t.ctime(t.origin.Sec))
+	w.WriteString("end:       ")
+	w.WriteString(t.ctime(t.finish.Sec))
+	if !t.events {
+		w.WriteString("semantics: ")
+		switch t.desc.Sem {
+		case pmapi.SemCounter:
+			w.WriteString("cumulative counter")
+			if !t.raw {
+				w.WriteString(" (converting to rate)")
+			}
+		case pmapi.SemInstant:
+			w.WriteString("instantaneous value")
+		case pmapi.SemDiscrete:
+			w.WriteString("discrete instantaneous value")
+		default:
+			w.WriteString("unknown")
+		}
+		w.WriteString("\n")
+		units := t.desc.Units
+		u := units.String()
+		if u == "" {
+			u = "none"
+		}
+		fmt.Fprintf(w, "units:     %s", u)
+		if !t.raw && t.desc.Sem == pmapi.SemCounter {
+			w.WriteString(" (converting to ")
+			if units.DimTime == 0 {
+				units.ScaleTime = pmapi.TimeSec
+			}
+			units.DimTime--
+			if units.DimSpace == 0 && units.DimTime == 0 && units.DimCount == 0 {
+				w.WriteString("time utilization)")
+			} else {
+				u := units.String()
+				if u == "" {
+					u = "none"
+				}
+				fmt.Fprintf(w, "%s)", u)
+			}
+		}
+		w.WriteString("\n")
+	}
+	if t.samples < 0 {
+		w.WriteString("samples:   all\n")
+	} else {
+		fmt.Fprintf(w, "samples:   %d\n", t.samples)
+	}
+	if t.samples > 1 && !t.rawArc {
+		fmt.Fprintf(w, "interval:  %s sec\n", strconv.FormatFloat(t.intervalReal(), 'f', 2, 64))
+	}
+}
+
+// printLabels prints the instance names as column headings.
+func (t *tool) printLabels() {
+	if t.events {
+		return
+	}
+	w := t.out
+	cols := t.cols
+	if t.labelStyle == -1 {
+		t.labelStyle = 0
+		for _, p := range t.pairs {
+			if len(p.name) > cols {
+				t.labelStyle = 2
+				break
+			}
+			if len(p.name) > cols-3 {
+				t.labelStyle = 1
+			}
+		}
+		if t.labelStyle == 2 {
+			for i, p := range t.pairs {
+				fmt.Fprintf(w, "full label for instance[%d]: %s\n", i, p.name)
+			}
+		}
+	}
+	w.WriteString("\n")
+	for i, p := range t.pairs {
+		if i == 0 {
+			switch {
+			case t.xflag > 1:
+				w.WriteString(strings.Repeat(" ", 34))
+			case t.xflag == 1:
+				w.WriteString(strings.Repeat(" ", 31))
+			default:
+				w.WriteString(strings.Repeat(" ", 12))
+			}
+		}
+		if t.raw || t.desc.Sem != pmapi.SemCounter || t.labelStyle != 0 {
+			w.WriteString(field(p.name, cols, cols))
+			w.WriteString(" ")
+		} else if t.fixed == -1 {
+			w.WriteString(field(p.name, cols-3, cols-3))
+			w.WriteString("    ")
+		} else {
+			w.WriteString(field(p.name, cols, cols))
+			w.WriteString(" ")
+		}
+	}
+	if len(t.pairs) > 0 {
+		w.WriteString("\n")
+	}
+}
+
+// field is printf's "%*.*s": s cut to prec bytes, right-aligned in width.
+func field(s string, width, prec int) string {
+	if prec >= 0 && len(s) > prec {
+		s = s[:prec]
+	}
+	return pad(s, width)
+}
+
+// pad right-aligns s in width columns ("%*s").
+func pad(s string, width int) string {
+	if len(s) >= width {
+		return s
+	}
+	return strings.Repeat(" ", width-len(s)) + s
+}
+
+// printReal prints a double as pmval does: "!" for a negative counter
+// rate, -f's fixed format, or a format that keeps about four significant
+// digits within the column.
+func (t *tool) printReal(v float64, sem pmapi.Sem, minwidth int) {
+	w := t.out
+	if v < 0 && sem == pmapi.SemCounter {
+		w.WriteString(pad("!", minwidth))
+		return
+	}
+	if t.fixed != -1 {
+		w.WriteString(pad(formatF(v, t.fixed), minwidth))
+		return
+	}
+	switch {
+	case v == 0:
+		w.WriteString(pad(formatF(v, 0), minwidth-5))
+		w.WriteString(".0   ")
+	case v < 0.1 || v > 9999:
+		w.WriteString(pad(formatE(v, 3), minwidth))
+	case v <= 0.9999:
+		w.WriteString(pad(formatF(v, 4), minwidth))
+	case v <= 9.999:
+		w.WriteString(pad(formatF(v, 3), minwidth-1))
+		w.WriteString(" ")
+	case v <= 99.99:
+		w.WriteString(pad(formatF(v, 2), minwidth-2))
+		w.WriteString("  ")
+	case v <= 999.9:
+		w.WriteString(pad(formatF(v, 1), minwidth-3))
+		w.WriteString("   ")
+	default:
+		w.WriteString(pad(formatF(v, 0), minwidth-5))
+		w.WriteString(".    ")
+	}
+}
+
+// formatF is C's "%.<prec>f", with "inf" and "nan" as C prints them.
+func formatF(v float64, prec int) string {
+	switch {
+	case math.IsInf(v, 1):
+		return "inf"
+	case math.IsInf(v, -1):
+		return "-inf"
+	case v != v:
+		if math.Signbit(v) {
+			return "-nan"
+		}
+		return "nan"
+	}
+	return strconv.FormatFloat(v, 'f', prec, 64)
+}
+
+// formatE is C's "%.<prec>E": a mantissa, "E", a sign and at least two
+// exponent digits; "inf", "nan" as C prints them (in upper case).
+func formatE(v float64, prec int) string {
+	switch {
+	case math.IsInf(v, 1):
+		return "INF"
+	case math.IsInf(v, -1):
+		return "-INF"
+	case v != v:
+		if math.Signbit(v) {
+			return "-NAN"
+		}
+		return "NAN"
+	}
+	return strconv.FormatFloat(v, 'E', prec, 64)
+}
+
+// extract converts a value to a double as pmExtractValue does.
+func (t *tool) extract(v *pmapi.Value) float64 {
+	switch t.desc.Type {
+	case pmapi.Type32:
+		if v.Block == nil {
+			return float64(v.Insitu)
+		}
+	case pmapi.TypeU32:
+		if v.Block == nil {
+			return float64(uint32(v.Insitu))
+		}
+	case pmapi.TypeFloat:
+		if v.Block == nil {
+			return float64(math.Float32frombits(uint32(v.Insitu)))
+		}
+		if len(v.Block) >= 4 {
+			return float64(math.Float32frombits(host32(v)))
+		}
+	case pmapi.Type64:
+		if len(v.Block) >= 8 {
+			return float64(int64(host64(v)))
+		}
+	case pmapi.TypeU64:
+		if len(v.Block) >= 8 {
+			return float64(host64(v))
+		}
+	case pmapi.TypeDouble:
+		if len(v.Block) >= 8 {
+			return math.Float64frombits(host64(v))
+		}
+	}
+	return 0
+}
+
+// host64 and host32 read a value block's leading bytes as libpcp holds
+// them in memory (numeric blocks swapped to host order by their type).
+func host64(v *pmapi.Value) uint64 {
+	switch v.BlockType {
+	case pmapi.Type64, pmapi.TypeU64, pmapi.TypeDouble:
+		return binary.BigEndian.Uint64(v.Block)
+	}
+	return binary.LittleEndian.Uint64(v.Block)
+}
+
+func host32(v *pmapi.Value) uint32 {
+	if v.BlockType == pmapi.TypeFloat {
+		return binary.BigEndian.Uint32(v.Block)
+	}
+	return binary.LittleEndian.Uint32(v.Block)
+}
+
+// printValue is pmPrintValue with a minimum width.
+func (t *tool) printValue(v *pmapi.Value, minwidth int) {
+	s := string(pmapi.AppendValue(nil, t.desc.Type, v))
+	if v.Block != nil && !isTyped(t.desc.Type, v) {
+		// A dump: the first of its parts takes the width.
+		first, rest := dumpFirst(s)
+		t.out.WriteString(pad(first, minwidth))
+		t.out.WriteString(rest)
+		return
+	}
+	t.out.WriteString(pad(s, minwidth))
+}
+
+// isTyped reports whether pmPrintValue prints a block as its type rather
+// than dumping it.
+func isTyped(typ pmapi.Type, v *pmapi.Value) bool {
+	if v.BlockType != typ && v.BlockType != pmapi.Type32 {
+		return false
+	}
+	switch typ {
+	case pmapi.Type64, pmapi.TypeU64, pmapi.TypeDouble:
+		return len(v.Block) == 8
+	case pmapi.TypeFloat:
+		return len(v.Block) == 4
+	case pmapi.TypeString:
+		return true
+	}
+	return false
+}
+
+// dumpFirst splits a dump into its first part (a number, a quoted
+// string or the bracketed bytes) and the rest.
+func dumpFirst(s string) (string, string) {
+	if strings.HasPrefix(s, "\"") {
+		// the quoted bytes are printable and hold no quote
+		if j := strings.IndexByte(s[1:], '"'); j >= 0 {
+			return s[:j+2], s[j+2:]
+		}
+	}
+	if strings.HasPrefix(s, "[") {
+		return s, ""
+	}
+	if j := strings.IndexByte(s, ' '); j >= 0 {
+		return s[:j], s[j:]
+	}
+	return s, ""
+}
+
+// printVals prints the values of one fetch.
+func (t *tool) printVals(vs *pmapi.ValueSet) {
+	doReal := t.desc.Type == pmapi.TypeFloat || t.desc.Type == pmapi.TypeDouble
+	one := func(v *pmapi.Value, width int) {
+		if doReal {
+			t.printReal(t.extract(v), t.desc.Sem, width)
+		} else {
+			t.printValue(v, width)
+		}
+	}
+	if t.desc.InDom == pmapi.InDomNull {
+		if vs.NumVal == 1 {
+			one(&vs.Values[0], t.cols)
+		} else {
+			t.out.WriteString(pad("?", t.cols))
+		}
+		t.out.WriteString("\n")
+		return
+	}
+	for _, p := range t.pairs {
+		found := false
+		for j := range vs.Values {
+			if vs.Values[j].Inst == p.id {
+				one(&vs.Values[j], t.cols)
+				found = true
+				break
+			}
+		}
+		if !found {
+			t.out.WriteString(pad("?", t.cols))
+		}
+		t.out.WriteString(" ")
+	}
+	t.out.WriteString("\n")
+	for j := range vs.Values {
+		if t.iall && !t.known(vs.Values[j].Inst) {
+			t.out.WriteString("Warning: value=")
+			one(&vs.Values[j], 1)
+			fmt.Fprintf(t.out, ", but instance=%d is unknown\n", vs.Values[j].Inst)
+		}
+	}
+}
+
+func (t *tool) known(inst int32) bool {
+	for _, p := range t.pairs {
+		if p.id == inst {
+			return true
+		}
+	}
+	return false
+}
+
+// printRate prints the rate between two values of a counter.
+func (t *tool) printRate(cur, prev *pmapi.Value, delta float64, width int) {
+	v := t.extract(cur) - t.extract(prev)
+	if v < 0 && os.Getenv("PCP_COUNTER_WRAP") != "" {
+		switch t.desc.Type {
+		case pmapi.Type32, pmapi.TypeU32:
+			v += float64(math.MaxUint32) + 1
+		case pmapi.Type64, pmapi.TypeU64:
+			v += float64(math.MaxUint64) + 1
+		}
+	}
+	v /= delta
+	t.printReal(v, pmapi.SemCounter, width)
+}
+
+// printRates prints the rates of a counter between two fetches.
+func (t *tool) printRates(cur *pmapi.ValueSet, curStamp pmapi.Timestamp, prev *pmapi.ValueSet, prevStamp pmapi.Timestamp) {
+	delta := t.scale * (realTime(curStamp) - realTime(prevStamp))
+	if t.desc.InDom == pmapi.InDomNull {
+		if cur.NumVal == 1 && prev.NumVal == 1 {
+			t.printRate(&cur.Values[0], &prev.Values[0], delta, t.cols)
+		} else {
+			t.out.WriteString(pad("?", t.cols))
+		}
+		t.out.WriteString("\n")
+		return
+	}
+	for _, p := range t.pairs {
+		j, k := -1, -1
+		for jj := range cur.Values {
+			if cur.Values[jj].Inst != p.id {
+				continue
+			}
+			j = jj
+			if jj < len(prev.Values) && prev.Values[jj].Inst == cur.Values[jj].Inst {
+				k = jj
+				break
+			}
+			for kk := range prev.Values {
+				if prev.Values[kk].Inst == cur.Values[jj].Inst {
+					k = kk
+					break
+				}
+			}
+			break
+		}
+		if j >= 0 && k >= 0 {
+			t.printRate(&cur.Values[j], &prev.Values[k], delta, t.cols)
+		} else {
+			t.out.WriteString(pad("?", t.cols))
+		}
+		t.out.WriteString(" ")
+	}
+	t.out.WriteString("\n")
+	for j := range cur.Values {
+		if t.iall && !t.known(cur.Values[j].Inst) && j < len(prev.Values) && cur.Values[j].Inst == prev.Values[j].Inst {
+			t.out.WriteString("Warning: value=")
+			t.printRate(&cur.Values[j], &prev.Values[j], delta, 1)
+			fmt.Fprintf(t.out, ", but instance=%d is unknown\n", cur.Values[j].Inst)
+		}
+	}
+}
+
+// printEvents prints the event records of each instance of one fetch:
+// a line with the metric, the instance and the count of records (every
+// record counted, a "missed" one included; always "records"), then each
+// record: its time in the reporting zone (milliseconds for EVENT,
+// nanoseconds for HIGHRES_EVENT, whatever -X says), its flags if any,
+// then its parameters, one a line, as "name value" with pmPrintValue's
+// text of the value; a missed record says how many were missed, and a
+// record with neither flags nor parameters says "No parameters". The
+// first instance follows the sample time on its line; the others start
+// lines of their own.
+func (t *tool) printEvents(vs *pmapi.ValueSet) {
+	w := t.out
+	for i := range vs.Values {
+		v := &vs.Values[i]
+		if !t.iall && t.desc.InDom != pmapi.InDomNull && !t.known(v.Inst) {
+			// -i: only the instances asked for, even from
+			// pmFetchArchive (-U), which has no profile.
+			continue
+		}
+		w.WriteString(t.metric)
+		if t.desc.InDom != pmapi.InDomNull {
+			fmt.Fprintf(w, "[%s]", t.eventInstName(v.Inst))
+		}
+		if v.Block == nil {
+			// Not an event array (not seen in an archive; pmUnpack*
+			// refuses an insitu value).
+			fmt.Fprintf(w, ": pmUnpackEventRecords: %s\n", pmapi.ErrConv.Error())
+			continue
+		}
+		highres := t.desc.Type == pmapi.TypeHighresEvent
+		ea, err := pmapi.DecodeEvents(v.Block, highres)
+		if err != nil {
+			// Not seen in the shared archives: what libpcp says for a
+			// damaged array is not known.
+			fmt.Fprintf(w, ": pmUnpackEventRecords: %s\n", pmapi.ErrConv.Error())
+			continue
+		}
+		fmt.Fprintf(w, ": %d event records\n", len(ea.Records))
+		for k := range ea.Records {
+			er := &ea.Records[k]
+			c := t.zone.Civil(er.Stamp.Sec)
+			b := append([]byte("  "), pcptime.AppendClock(nil, c)...)
+			b = append(b, '.')
+			if highres {
+				b = appendPadded(b, int64(er.Stamp.Nsec), 9)
+			} else {
+				b = appendPadded(b, int64(er.Stamp.Nsec)/1e6, 3)
+			}
+			b = fmt.Appendf(b, " --- event record [%d]", k)
+			if er.Flags != 0 {
+				b = fmt.Appendf(b, " flags 0x%x (%s)", er.Flags, pmapi.EventFlagsString(er.Flags))
+			}
+			b = append(b, " ---\n"...)
+			w.Write(b)
+			if er.Flags&pmapi.EventFlagMissed != 0 {
+				fmt.Fprintf(w, "    ==> %d missed event records\n", er.NParams)
+				continue
+			}
+			if er.Flags == 0 && len(er.Params) == 0 {
+				w.WriteString("    ==> No parameters\n")
+				continue
+			}
+			for _, ep := range er.Params {
+				t.printEventParam(ep)
+			}
+		}
+	}
+}
+
+// printEventParam prints one parameter of an event record.
+func (t *tool) printEventParam(ep pmapi.EventParam) {
+	w := t.out
+	meta := t.c.Meta()
+	names := meta.Names(ep.PMID)
+	if len(names) == 0 {
+		fmt.Fprintf(w, "\t%s: pmNameID: %s\n", ep.PMID, pmapi.ErrPMID.Error())
+		return
+	}
+	name := names[0]
+	d, ok := meta.Desc(ep.PMID)
+	if !ok {
+		// A name without a descriptor is not seen in the shared
+		// archives: this follows the pmNameID line.
+		fmt.Fprintf(w, "\t%s: pmLookupDesc: %s\n", name, pmapi.ErrPMIDLog.Error())
+		return
+	}
+	if d.Type == pmapi.TypeAggregate || d.Type == pmapi.TypeAggregateStat {
+		// pmval prints an aggregate as its bytes only, not as
+		// pmPrintValue's dump (the static kind is inferred).
+		fmt.Fprintf(w, "    %s [%x]\n", name, ep.Value)
+		return
+	}
+	pv := pmapi.Value{Inst: pmapi.InstNull, BlockType: ep.Type, Block: ep.Value}
+	// Unpacked parameters of the 32-bit types are insitu values.
+	if (ep.Type == pmapi.Type32 || ep.Type == pmapi.TypeU32) && len(ep.Value) == 4 {
+		pv = pmapi.Value{Inst: pmapi.InstNull, Insitu: int32(binary.BigEndian.Uint32(ep.Value))}
+	}
+	fmt.Fprintf(w, "    %s %s\n", name, pmapi.AppendValue(nil, d.Type, &pv))
+}
+
+// eventInstName names an instance of an event metric: by its name in
+// the instance domain, or by its number when it has none.
+func (t *tool) eventInstName(inst int32) string {
+	for _, p := range t.pairs {
+		if p.id == inst {
+			return p.name
+		}
+	}
+	hist := t.c.Meta().InDomHistory(t.desc.InDom)
+	for i := len(hist) - 1; i >= 0; i-- {
+		for j, id := range hist[i].Insts {
+			if id == inst {
+				return hist[i].Names[j]
+			}
+		}
+	}
+	return strconv.Itoa(int(inst))
+}

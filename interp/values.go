@@ -1,0 +1,188 @@
+package interp
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/pcpkit/pcpkit/pmapi"
+)
+
+// valueOf computes the value of instance ic at treq, which the checks in
+// Fetch have found to have the bounds its semantics need.
+func (ip *Interp) valueOf(m *metric, ic *inst, treq float64) (pmapi.Value, bool) {
+	out := pmapi.Value{Inst: ic.id}
+	typ := m.desc.Type
+	switch typ {
+	case pmapi.Type32, pmapi.TypeU32:
+		w, ok := ip.word(m, ic, treq)
+		out.Insitu = w
+		return out, ok
+	case pmapi.TypeFloat:
+		if m.valfmt == pmapi.ValFmtInsitu {
+			w, ok := ip.word(m, ic, treq)
+			out.Insitu = w
+			return out, ok
+		}
+		b, ok := ip.wide(m, ic, treq, 4)
+		out.BlockType, out.Block = pmapi.TypeFloat, b
+		return out, ok
+	case pmapi.Type64, pmapi.TypeU64, pmapi.TypeDouble:
+		b, ok := ip.wide(m, ic, treq, 8)
+		out.BlockType, out.Block = typ, b
+		return out, ok
+	case pmapi.TypeString, pmapi.TypeAggregate, pmapi.TypeEvent, pmapi.TypeHighresEvent:
+		if ic.tPrior < 0 || !ic.vPrior.isBlk {
+			return out, false
+		}
+		out.BlockType = ic.vPrior.btype
+		out.Block = append(make([]byte, 0, len(ic.vPrior.block)), ic.vPrior.block...)
+		return out, true
+	}
+	return out, false
+}
+
+// word is the value of a metric held in the 32-bit word: 32, U32, and
+// FLOAT values of old archives.
+func (ip *Interp) word(m *metric, ic *inst, treq float64) (int32, bool) {
+	if ic.tPrior == treq {
+		return ic.vPrior.insitu, true
+	}
+	if ic.tNext == treq {
+		return ic.vNext.insitu, true
+	}
+	switch m.desc.Sem {
+	case pmapi.SemDiscrete:
+		return ic.vPrior.insitu, ic.tPrior >= 0
+	case pmapi.SemInstant:
+		return ic.vPrior.insitu, ic.tPrior >= 0 && ic.tNext >= 0
+	}
+	if ic.tPrior < 0 || ic.tNext < 0 {
+		return 0, false
+	}
+	dt, span := treq-ic.tPrior, ic.tNext-ic.tPrior
+	p, n := ic.vPrior.insitu, ic.vNext.insitu
+	switch m.desc.Type {
+	case pmapi.Type32:
+		if n >= p || !ip.wrap {
+			return toInt32(0.5 + float64(p) + float64(dt*float64(n-p))/span), true
+		}
+		// libpcp adds the prior to the following slot, not this one.
+		return toInt32(0.5 + float64(dt*float64(int32(uint32(math.MaxUint32)-uint32(p)+1+uint32(n))))/span), true
+	case pmapi.TypeU32:
+		up, un := uint32(p), uint32(n)
+		switch {
+		case un >= up:
+			return int32(toUint32(0.5 + float64(up) + float64(dt*float64(un-up))/span)), true
+		case ip.wrap:
+			v := toUint32(0.5 + float64(dt*float64(math.MaxUint32-up+1+un))/span)
+			return int32(v + up), true
+		default:
+			return int32(toUint32(0.5 + float64(up) - float64(dt*float64(up-un))/span)), true
+		}
+	case pmapi.TypeFloat:
+		fp := math.Float32frombits(uint32(p))
+		fn := math.Float32frombits(uint32(n))
+		f := float32(float64(fp) + float64(dt*float64(fn-fp))/span)
+		return int32(math.Float32bits(f)), true
+	}
+	return 0, false
+}
+
+// wide is the value block (big-endian payload of size bytes) of a 64-bit
+// integer, DOUBLE or FLOAT metric.
+func (ip *Interp) wide(m *metric, ic *inst, treq float64, size int) ([]byte, bool) {
+	from := func(v *value) ([]byte, bool) {
+		if !v.isBlk || len(v.block) < size {
+			return nil, false
+		}
+		out := make([]byte, size)
+		if size == 8 {
+			binary.BigEndian.PutUint64(out, v.host64())
+		} else {
+			binary.BigEndian.PutUint32(out, v.host32())
+		}
+		return out, true
+	}
+	if ic.tPrior == treq {
+		return from(&ic.vPrior)
+	}
+	if ic.tNext == treq {
+		return from(&ic.vNext)
+	}
+	switch m.desc.Sem {
+	case pmapi.SemDiscrete:
+		if ic.tPrior >= 0 {
+			return from(&ic.vPrior)
+		}
+		return nil, false
+	case pmapi.SemInstant:
+		if ic.tPrior >= 0 && ic.tNext >= 0 {
+			return from(&ic.vPrior)
+		}
+		return nil, false
+	}
+	if ic.tPrior < 0 || ic.tNext < 0 || !ic.vPrior.isBlk || !ic.vNext.isBlk ||
+		len(ic.vPrior.block) < size || len(ic.vNext.block) < size {
+		return nil, false
+	}
+	dt, span := treq-ic.tPrior, ic.tNext-ic.tPrior
+	out := make([]byte, size)
+	switch m.desc.Type {
+	case pmapi.TypeFloat:
+		fp := math.Float32frombits(ic.vPrior.host32())
+		fn := math.Float32frombits(ic.vNext.host32())
+		f := float32(float64(fp) + float64(dt*float64(fn-fp))/span)
+		binary.BigEndian.PutUint32(out, math.Float32bits(f))
+	case pmapi.TypeDouble:
+		dp := math.Float64frombits(ic.vPrior.host64())
+		dn := math.Float64frombits(ic.vNext.host64())
+		d := dp + float64(dt*(dn-dp))/span
+		binary.BigEndian.PutUint64(out, math.Float64bits(d))
+	case pmapi.Type64:
+		p := int64(ic.vPrior.host64())
+		n := int64(ic.vNext.host64())
+		d := n - p
+		if n < p && ip.wrap {
+			d = int64(math.MaxUint64 - uint64(p) + 1 + uint64(n))
+		}
+		v := toInt64(0.5 + float64(p) + float64(dt*float64(d))/span)
+		binary.BigEndian.PutUint64(out, uint64(v))
+	case pmapi.TypeU64:
+		// libpcp 6.0.3 holds U64 values in signed variables: the
+		// difference and the prior are signed here, and the result is
+		// converted as C converts a double to an unsigned 64-bit
+		// integer.
+		p := int64(ic.vPrior.host64())
+		n := int64(ic.vNext.host64())
+		d := float64(n - p)
+		if n < p && ip.wrap {
+			// the wrapped difference is unsigned
+			d = float64(math.MaxUint64 - uint64(p) + 1 + uint64(n))
+		}
+		v := toUint64(0.5 + float64(p) + float64(dt*d)/span)
+		binary.BigEndian.PutUint64(out, v)
+	default:
+		return nil, false
+	}
+	return out, true
+}
+
+// host64 is the first 8 bytes of a held value block as libpcp sees them
+// in memory: it turns a block it reads to host order when the block's own
+// type is 64, U64 or DOUBLE, and leaves any other block as it is, to be
+// read in host (little-endian) order.
+func (v *value) host64() uint64 {
+	switch v.btype {
+	case pmapi.Type64, pmapi.TypeU64, pmapi.TypeDouble:
+		return binary.BigEndian.Uint64(v.block)
+	}
+	return binary.LittleEndian.Uint64(v.block)
+}
+
+// host32 is host64 for the first 4 bytes, swapped for a FLOAT block.
+func (v *value) host32() uint32 {
+	if v.btype == pmapi.TypeFloat {
+		return binary.BigEndian.Uint32(v.block)
+	}
+	return binary.LittleEndian.Uint32(v.block)
+}

@@ -1,0 +1,457 @@
+package replay
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/interp"
+	"github.com/pcpkit/pcpkit/pmapi"
+)
+
+// The virtual <mark> state of a reader at the boundary between two
+// archives (libpcp's ac_mark_done): the mark was given reading forwards
+// (at the end of the earlier archive) or backwards (at the start of the
+// later one), and the archive has not been changed yet.
+const (
+	markNone = iota
+	markForw
+	markBack
+)
+
+// reader reads the records of a Set in either direction, one archive
+// after another, keeping the state libpcp keeps for an archive context:
+// the current archive and its read position, the virtual <mark> state,
+// and a saved position in the current archive (ac_vol and ac_offset)
+// that reads return to.
+//
+// Between two archives there is a virtual <mark>: reading forwards off
+// the end of an archive gives a <mark> stamped 1 ms after its end, and
+// the next read changes to the next archive (saving its start as the
+// position); reading backwards off the start gives a <mark> 1 ms before
+// the start, and the next read changes to the archive before (saving
+// its end). For interpolation (Read), a change of direction right after
+// the <mark> gives it again, with the same stamp. A set of one archive is
+// read as that archive.
+type reader struct {
+	set   *archive.Set
+	curs  []*archive.Cursor // one per archive, made on first use
+	ai    int               // current archive
+	mark  int               // markNone, markForw or markBack
+	vm    archive.Record    // the virtual mark last given
+	vmAt  pmapi.Timestamp
+	acVol int   // saved position in the current archive
+	acOff int64 //
+	// endKnown: the current archive's end has been read since it became
+	// current (libpcp caches it; reading it clears the mark state).
+	endKnown bool
+	reads    int // records read from the archives (for tests)
+	ends     []pmapi.Timestamp
+	endOK    []bool
+	endEr    []error
+}
+
+func newReader(s *archive.Set) *reader {
+	n := s.Len()
+	r := &reader{set: s, curs: make([]*archive.Cursor, n),
+		ends: make([]pmapi.Timestamp, n), endOK: make([]bool, n), endEr: make([]error, n)}
+	r.SaveOffset()
+	return r
+}
+
+// cursor returns archive i's cursor.
+func (r *reader) cursor(i int) *archive.Cursor {
+	if r.curs[i] == nil {
+		r.curs[i] = r.set.Archive(i).NewCursor()
+	}
+	return r.curs[i]
+}
+
+// end is archive i's end (pmGetArchiveEnd), cached.
+func (r *reader) end(i int) (pmapi.Timestamp, error) {
+	if !r.endOK[i] {
+		r.ends[i], r.endEr[i] = r.set.Archive(i).End()
+		r.endOK[i] = true
+	}
+	return r.ends[i], r.endEr[i]
+}
+
+func (r *reader) virtualMark(t pmapi.Timestamp) *archive.Record {
+	r.vm = archive.Record{Vol: -1, Offset: -1, Stamp: t, Version: r.set.Archive(r.ai).Version()}
+	r.vmAt = t
+	return &r.vm
+}
+
+// markAfter and markBefore are the stamps of the virtual marks after the
+// end of the current archive and before its start. As in libpcp, adding
+// the millisecond leaves exactly 1e9 nanoseconds unnormalised.
+func (r *reader) markAfter() (pmapi.Timestamp, error) {
+	end, err := r.curEnd()
+	if err != nil {
+		return end, err
+	}
+	end.Nsec += 1e6
+	if end.Nsec > 1e9 {
+		end.Nsec -= 1e9
+		end.Sec++
+	}
+	return end, nil
+}
+
+func (r *reader) markBefore() pmapi.Timestamp {
+	t := r.set.Archive(r.ai).Label().Start
+	if t.Nsec >= 1e6 {
+		t.Nsec -= 1e6
+	} else {
+		t.Nsec += 1e9 - 1e6
+		t.Sec--
+	}
+	return t
+}
+
+// curEnd is the end of the current archive as libpcp's
+// __pmGetArchiveEnd gives it; the first time after the archive became
+// current it is read from the archive, and that read clears the virtual
+// mark state.
+func (r *reader) curEnd() (pmapi.Timestamp, error) {
+	if !r.endKnown {
+		r.endKnown = true
+		r.mark = markNone
+	}
+	return r.end(r.ai)
+}
+
+// changeArchive makes archive i current, at its start (forw) or its
+// end, and saves that position.
+func (r *reader) changeArchive(i int, forw bool) {
+	r.ai = i
+	r.endKnown = false
+	c := r.cursor(i)
+	if forw {
+		c.SeekStart()
+	} else {
+		a := r.set.Archive(i)
+		vols := a.Volumes()
+		vol := vols[len(vols)-1]
+		size, _ := a.VolumeSize(vol)
+		c.SetPosition(vol, size)
+	}
+	r.SaveOffset()
+}
+
+// Read returns the next record forwards or backwards, <mark>s included,
+// as interpolation reads them; io.EOF past either end of the set.
+func (r *reader) Read(forw bool) (*archive.Record, error) {
+	if r.mark == markBack && forw || r.mark == markForw && !forw {
+		// The direction changed right after the mark: it comes again.
+		r.mark = markNone
+		return r.virtualMark(r.vmAt), nil
+	}
+	return r.readRaw(forw)
+}
+
+// readRaw is Read without giving a virtual mark again when the direction
+// changes (pmFetch reads this way).
+func (r *reader) readRaw(forw bool) (*archive.Record, error) {
+	if forw {
+		return r.next()
+	}
+	return r.prev()
+}
+
+func (r *reader) next() (*archive.Record, error) {
+	for {
+		rec, err := r.cursor(r.ai).Next()
+		if errors.Is(err, io.EOF) {
+			if r.ai+1 >= r.set.Len() {
+				return nil, io.EOF
+			}
+			if r.mark != markForw {
+				t, err := r.markAfter()
+				if err != nil {
+					return nil, err
+				}
+				r.mark = markForw
+				return r.virtualMark(t), nil
+			}
+			prevEnd, eerr := r.end(r.ai)
+			r.changeArchive(r.ai+1, true)
+			if eerr == nil && r.set.Archive(r.ai).Label().Start.Before(prevEnd) {
+				return nil, pmapi.ErrLogOverlap
+			}
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		r.mark = markNone
+		r.reads++
+		return rec, nil
+	}
+}
+
+func (r *reader) prev() (*archive.Record, error) {
+	for {
+		rec, err := r.cursor(r.ai).Prev()
+		if errors.Is(err, io.EOF) {
+			if r.ai == 0 {
+				return nil, io.EOF
+			}
+			if r.mark != markBack {
+				r.mark = markBack
+				return r.virtualMark(r.markBefore()), nil
+			}
+			start := r.set.Archive(r.ai).Label().Start
+			r.changeArchive(r.ai-1, false)
+			end, eerr := r.curEnd()
+			if eerr != nil {
+				return nil, eerr
+			}
+			if start.Before(end) {
+				return nil, pmapi.ErrLogOverlap
+			}
+			continue
+		}
+		if err != nil {
+			if errors.Is(err, pmapi.ErrLogRec) {
+				r.afterBadPrev()
+			}
+			return nil, err
+		}
+		r.mark = markNone
+		r.reads++
+		return rec, nil
+	}
+}
+
+// afterBadPrev leaves the read position where libpcp leaves it after it
+// fails to read a record backwards: it takes the trailer word before the
+// position as the record's length, reads the header word that far back
+// and, when the two differ, is left just after that header word, inside
+// (or before) the damaged record, so that the next read backwards goes
+// on from there. When the length reaches before the start of the file it
+// stays where it was. Only uncompressed volumes are emulated (the raw
+// bytes of a compressed one are not at hand): they stay where they were.
+func (r *reader) afterBadPrev() {
+	c := r.cursor(r.ai)
+	vol, off := c.Position()
+	a := r.set.Archive(r.ai)
+	path := a.VolumePath(vol)
+	for _, s := range []string{".xz", ".lzma", ".bz2", ".bz", ".gz", ".Z", ".z", ".zst"} {
+		if strings.HasSuffix(path, s) {
+			return
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	var w [4]byte
+	if off < 4 {
+		return
+	}
+	if _, err := f.ReadAt(w[:], off-4); err != nil {
+		return
+	}
+	n := int64(binary.BigEndian.Uint32(w[:]))
+	start := off - n
+	if start < 0 {
+		return
+	}
+	if _, err := f.ReadAt(w[:], start); err != nil {
+		return
+	}
+	if int64(binary.BigEndian.Uint32(w[:])) != n {
+		c.SetPosition(vol, start+4)
+	}
+}
+
+// SaveOffset saves the read position in the current archive (libpcp's
+// ac_offset = ftell()).
+func (r *reader) SaveOffset() {
+	r.acVol, r.acOff = r.cursor(r.ai).Position()
+}
+
+// RestoreOffset returns the current archive to the saved position; the
+// virtual mark state is left as it is, as libpcp leaves it.
+func (r *reader) RestoreOffset() error {
+	return r.cursor(r.ai).SetPosition(r.acVol, r.acOff)
+}
+
+// chooseArchive picks the archive libpcp's __pmLogSetTime reads from for
+// time t: the first archive starting at or after t, or the one before
+// it when reading forwards; the last one if none starts that late.
+func (r *reader) chooseArchive(t pmapi.Timestamp, forw bool) int {
+	n := r.set.Len()
+	i := 0
+	for ; i < n; i++ {
+		if !r.set.Archive(i).Label().Start.Before(t) {
+			break
+		}
+	}
+	if i == n {
+		return n - 1
+	}
+	if forw && i > 0 {
+		i--
+	}
+	return i
+}
+
+// SetTime is the gross positioning libpcp does for interpolation
+// (__pmLogSetTime in PM_MODE_INTERP): in the archive chooseArchive picks,
+// at the temporal index entry at t, else the nearer of the entries
+// either side of t (the one after only if it is no farther and lies
+// within the last volume), else the first or the last entry. Entries in
+// missing volumes are passed over. When the entry before t is taken for
+// reading forwards, the reader backs up over one record from it (libpcp
+// takes index entries to mark the ends of records). It reports exact
+// false when the entry lies on the wrong side of t for reading in the
+// direction asked (after t going forwards; at or before it going
+// backwards, unless t precedes every entry). Without an index the reader goes to the start of the
+// archive (forwards) or its end, and SetTime reports indexed false.
+func (r *reader) SetTime(t pmapi.Timestamp, forw bool) (exact, indexed bool) {
+	return r.place(t, forw)
+}
+
+// setTimeFetch is __pmLogSetTime for pmFetch in PM_MODE_FORW or
+// PM_MODE_BACK: the positioning of SetTime. It reports whether reads may
+// go on from there; if not, the caller reads against the direction until
+// it passes t first. As in libpcp 6.0.3, an index entry at t is read from
+// as it is, so that the archive's last entry (which points at its end)
+// hides the last record from a forward read starting at its time.
+func (r *reader) setTimeFetch(t pmapi.Timestamp, forw bool) (serial bool) {
+	serial, indexed := r.place(t, forw)
+	return serial && indexed
+}
+
+// place does the positioning of SetTime.
+func (r *reader) place(t pmapi.Timestamp, forw bool) (exact, indexed bool) {
+	i := r.chooseArchive(t, forw)
+	curVol := -1
+	if i == r.ai {
+		// The virtual mark state stays as it is: a read in the other
+		// direction right after one gives it again.
+		curVol, _ = r.cursor(i).Position()
+	} else {
+		r.changeArchive(i, true)
+		r.mark = markNone
+	}
+	a := r.set.Archive(i)
+	idx := a.Index()
+	vols := a.Volumes()
+	if len(idx) == 0 || len(vols) == 0 {
+		if forw {
+			r.cursor(i).SeekStart()
+		} else {
+			vol := vols[len(vols)-1]
+			size, _ := a.VolumeSize(vol)
+			r.cursor(i).SetPosition(vol, size)
+		}
+		return false, false
+	}
+	minVol, maxVol := vols[0], vols[len(vols)-1]
+	if curVol < 0 {
+		curVol = minVol
+	}
+	// The last volume's size, to tell entries past its end: libpcp
+	// takes the size of the volume it has open, or else the size of
+	// the file on disk, which for a compressed volume is the
+	// compressed size.
+	var maxSize int64
+	if curVol == maxVol {
+		maxSize, _ = a.VolumeSize(maxVol)
+	} else if fi, err := os.Stat(a.VolumePath(maxVol)); err == nil {
+		maxSize = fi.Size()
+	}
+	j, toobig, match := -1, false, false
+	k := 0
+	for ; k < len(idx); k++ {
+		e := idx[k]
+		if int(e.Vol) < minVol {
+			continue
+		}
+		if int(e.Vol) == maxVol && e.DataOff > maxSize {
+			j, toobig = k, true
+			break
+		}
+		if d := interp.Sub(e.Stamp, t); d > 0 {
+			j = k
+			break
+		} else if d == 0 {
+			j, match = k, true
+			break
+		}
+	}
+	if k == len(idx) {
+		j = len(idx)
+	}
+	c := r.cursor(i)
+	at := func(k int, forw bool) {
+		if k = volSkip(a, k, forw); k >= 0 {
+			if c.SetPosition(int(idx[k].Vol), idx[k].DataOff) == nil {
+				return
+			}
+		}
+		c.SeekStart()
+	}
+	switch {
+	case match:
+		at(j, true)
+		return forw, true
+	case j < 1:
+		at(0, true)
+		return true, true
+	case j == len(idx):
+		at(len(idx)-1, false)
+		return forw, true
+	}
+	hi := interp.Sub(idx[j].Stamp, t)
+	lo := interp.Sub(t, idx[j-1].Stamp)
+	if hi <= lo && !toobig {
+		at(j, true)
+		return !forw, true
+	}
+	at(j-1, true)
+	if forw {
+		// libpcp takes an index entry to mark the end of a record,
+		// and backs up over one (into the volume before, if need be).
+		vol, off := c.Position()
+		if _, err := c.Prev(); err != nil {
+			c.SetPosition(vol, off)
+		}
+	}
+	return forw, true
+}
+
+// volSkip returns the first index entry from k on (forwards) or back
+// whose volume exists, or -1.
+func volSkip(a *archive.Archive, k int, forw bool) int {
+	idx := a.Index()
+	for k >= 0 && k < len(idx) {
+		if a.VolumePath(int(idx[k].Vol)) != "" {
+			return k
+		}
+		v := idx[k].Vol
+		for k >= 0 && k < len(idx) && idx[k].Vol == v {
+			if forw {
+				k++
+			} else {
+				k--
+			}
+		}
+	}
+	return -1
+}
+
+// Meta, Start and End complete interp.Source.
+func (r *reader) Meta() *archive.Meta    { return r.set.Meta() }
+func (r *reader) Start() pmapi.Timestamp { return r.set.Label().Start }
+func (r *reader) End() (pmapi.Timestamp, bool, error) {
+	e, err := r.curEnd()
+	return e, r.ai == r.set.Len()-1, err
+}

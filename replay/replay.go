@@ -1,0 +1,287 @@
+// Package replay reads PCP archives the way a libpcp archive context
+// does (PCP 6.0.3): one archive, or a set of archives (a directory, or a
+// comma-separated list) read as one, in one of three modes set by
+// SetMode, as pmSetMode(3) sets them.
+//
+//   - Forw: each Fetch returns the next record at or after the origin
+//     that holds any of the requested metrics, skipping <mark> records;
+//     the origin then moves to that record's time and later fetches read
+//     on serially.
+//   - Back: the same backwards: the record at or before the origin.
+//   - Interp: each Fetch returns values interpolated at the origin (see
+//     package interp), which then advances by the delta (negative to go
+//     backwards).
+//
+// A Fetch result has exactly one value set per requested PMID, in the
+// order requested; in Forw and Back a metric the record does not hold
+// has no values (NumVal 0). FetchArchive returns whole records, <mark>s
+// included (a <mark> is a Result with no value sets), and is refused in
+// Interp mode (pmapi.ErrMode). Past the end (or the start) of the data a
+// fetch returns pmapi.ErrEOL.
+//
+// A new Context is in Forw mode with its origin at the start of the first
+// archive. The metadata (names, descriptors, instance domains, labels,
+// help text) of every archive of a set is in Meta.
+package replay
+
+import (
+	"errors"
+	"io"
+
+	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/interp"
+	"github.com/pcpkit/pcpkit/pmapi"
+)
+
+// Mode is a replay mode (PM_MODE_FORW, PM_MODE_BACK, PM_MODE_INTERP).
+type Mode int
+
+// The replay modes.
+const (
+	Forw Mode = iota + 1
+	Back
+	Interp
+)
+
+// String names the mode as PCP does ("forw", "back", "interp").
+func (m Mode) String() string {
+	switch m {
+	case Forw:
+		return "forw"
+	case Back:
+		return "back"
+	case Interp:
+		return "interp"
+	}
+	return "mode?"
+}
+
+// Profile selects instances (pmAddProfile, pmDelProfile): it reports
+// whether instance inst of instance domain indom is wanted.
+type Profile = interp.Profile
+
+// Context is an archive replay context. It is not safe for concurrent
+// use.
+type Context struct {
+	set     *archive.Set
+	rd      *reader
+	ip      *interp.Interp
+	mode    Mode
+	origin  pmapi.Timestamp
+	serial  bool
+	profile Profile
+}
+
+// Open opens an archive replay context for name: an archive (its base
+// name or any of its files), a directory of archives, or a
+// comma-separated list of these, as archive.OpenSet takes them.
+func Open(name string) (*Context, error) {
+	s, err := archive.OpenSet(name)
+	if err != nil {
+		return nil, err
+	}
+	return NewContext(s), nil
+}
+
+// NewContext returns a replay context reading the set s, in Forw mode at
+// the start of its first archive.
+func NewContext(s *archive.Set) *Context {
+	c := &Context{set: s, rd: newReader(s), mode: Forw}
+	c.origin = s.Label().Start
+	c.ip = interp.New(c.rd)
+	return c
+}
+
+// Close closes the archives.
+func (c *Context) Close() error { return c.set.Close() }
+
+// Set is the set of archives the context reads.
+func (c *Context) Set() *archive.Set { return c.set }
+
+// Meta is the metadata of the archives.
+func (c *Context) Meta() *archive.Meta { return c.set.Meta() }
+
+// Label is the label of the first archive (pmGetArchiveLabel).
+func (c *Context) Label() *archive.Label { return c.set.Label() }
+
+// Start is the start of the first archive, from its label.
+func (c *Context) Start() pmapi.Timestamp { return c.set.Label().Start }
+
+// End is the time of the last record of the last archive, which may be a
+// <mark> (pmGetArchiveEnd).
+func (c *Context) End() (pmapi.Timestamp, error) { return c.rd.end(c.set.Len() - 1) }
+
+// Mode is the current mode.
+func (c *Context) Mode() Mode { return c.mode }
+
+// Origin is the time the next fetch starts from: in Forw and Back the
+// time of the last record returned (or the origin given to SetMode), in
+// Interp the time of the next interpolation.
+func (c *Context) Origin() pmapi.Timestamp {
+	if c.mode == Interp {
+		return c.ip.Origin()
+	}
+	return c.origin
+}
+
+// SetWrap turns counter wrap handling of interpolation on or off (what
+// PCP_COUNTER_WRAP in the environment does for libpcp).
+func (c *Context) SetWrap(on bool) { c.ip.SetWrap(on) }
+
+// SetProfile sets the instance profile: Fetch returns only the instances
+// p wants (nil: all). FetchArchive ignores it.
+func (c *Context) SetProfile(p Profile) {
+	c.profile = p
+	c.ip.SetProfile(p)
+}
+
+// SetMode sets the mode and the origin; delta (nanoseconds, negative to
+// go backwards) is the step between interpolations and is ignored in
+// Forw and Back. The next fetch positions the archive anew.
+func (c *Context) SetMode(m Mode, origin pmapi.Timestamp, delta int64) error {
+	switch m {
+	case Forw, Back:
+		c.mode, c.origin, c.serial = m, origin, false
+		c.ip.Reset(origin)
+	case Interp:
+		c.mode = m
+		c.ip.SetMode(origin, delta)
+	default:
+		return pmapi.ErrMode
+	}
+	return nil
+}
+
+// Fetch returns the values of pmids (see the package comment).
+func (c *Context) Fetch(pmids []pmapi.PMID) (*pmapi.Result, error) {
+	if c.mode == Interp {
+		return c.ip.Fetch(pmids)
+	}
+	r, err := c.next(pmids, true)
+	if err != nil {
+		return nil, err
+	}
+	res := &pmapi.Result{Timestamp: r.Stamp, VSets: make([]pmapi.ValueSet, len(pmids))}
+	for j, p := range pmids {
+		vs := &res.VSets[j]
+		vs.PMID = p
+		k := find(r, p)
+		if k < 0 {
+			continue
+		}
+		vs.NumVal, vs.ValFmt = r.NumVal(k), r.ValFmt(k)
+		if vs.ValFmt == pmapi.ValFmtSptr {
+			vs.ValFmt = pmapi.ValFmtDptr
+		}
+		var indom pmapi.InDom = pmapi.InDomNull
+		if c.profile != nil {
+			if d, ok := c.Meta().Desc(p); ok {
+				indom = d.InDom
+			}
+		}
+		for i := 0; i < int(vs.NumVal); i++ {
+			v := r.Value(k, i)
+			if indom != pmapi.InDomNull && !c.profile(indom, v.Inst) {
+				continue
+			}
+			if v.Block != nil {
+				v.Block = append([]byte(nil), v.Block...)
+			}
+			vs.Values = append(vs.Values, v)
+		}
+		if vs.NumVal > 0 {
+			vs.NumVal = int32(len(vs.Values))
+		}
+	}
+	return res, nil
+}
+
+// FetchArchive returns the next record (Forw) or the one before (Back),
+// <mark>s included, whatever metrics it holds.
+func (c *Context) FetchArchive() (*pmapi.Result, error) {
+	if c.mode == Interp {
+		return nil, pmapi.ErrMode
+	}
+	r, err := c.next(nil, false)
+	if err != nil {
+		return nil, err
+	}
+	res := r.Result()
+	for i := range res.VSets {
+		if res.VSets[i].ValFmt == pmapi.ValFmtSptr {
+			res.VSets[i].ValFmt = pmapi.ValFmtDptr
+		}
+	}
+	return res, nil
+}
+
+// next reads on in the direction of the mode to the next record at or
+// after (Forw) or at or before (Back) the origin, as libpcp's
+// __pmLogFetch does; with filter, <mark>s and records holding none of
+// pmids are passed over (the origin still moves to them).
+func (c *Context) next(pmids []pmapi.PMID, filter bool) (*archive.Record, error) {
+	forw := c.mode == Forw
+	if err := c.rd.RestoreOffset(); err != nil {
+		return nil, err
+	}
+	// Remember the position for the next fetch, whatever happens.
+	defer c.rd.SaveOffset()
+	if !c.serial {
+		// Position as libpcp does: by the temporal index, then, if
+		// that left the reader on the wrong side of the origin, back
+		// against the direction until the origin is reached or passed
+		// (damage on the way ends that quietly, as it does for
+		// libpcp).
+		if !c.rd.setTimeFetch(c.origin, forw) {
+			for {
+				r, err := c.rd.readRaw(!forw)
+				if err != nil {
+					break
+				}
+				if cmp := r.Stamp.Compare(c.origin); forw && cmp <= 0 || !forw && cmp >= 0 {
+					break
+				}
+			}
+		}
+		c.serial = true
+	}
+	for {
+		r, err := c.rd.readRaw(forw)
+		if errors.Is(err, io.EOF) {
+			return nil, pmapi.ErrEOL
+		}
+		if err != nil {
+			return nil, err
+		}
+		if cmp := r.Stamp.Compare(c.origin); forw && cmp < 0 || !forw && cmp > 0 {
+			continue
+		}
+		c.origin = r.Stamp
+		if filter {
+			if r.IsMark() {
+				continue
+			}
+			found := false
+			for _, p := range pmids {
+				if find(r, p) >= 0 {
+					found = true
+					break
+				}
+			}
+			if !found {
+				continue
+			}
+		}
+		return r, nil
+	}
+}
+
+// find returns the index of pmid's value set in r, or -1.
+func find(r *archive.Record, p pmapi.PMID) int {
+	for k := 0; k < r.NumPMID(); k++ {
+		if r.PMID(k) == p {
+			return k
+		}
+	}
+	return -1
+}
