@@ -22,6 +22,21 @@
 // A new Context is in Forw mode with its origin at the start of the first
 // archive. The metadata (names, descriptors, instance domains, labels,
 // help text) of every archive of a set is in Meta.
+//
+// Between two archives of a set there is a virtual <mark>, 1 ms after
+// the end of the earlier one reading forwards, 1 ms before the start of
+// the later one reading backwards: FetchArchive returns it and
+// interpolation does not cross it, as libpcp does.
+//
+// A damaged record gives an error wrapping pmapi.ErrLogRec; the origin
+// does not move, and the read position is left where libpcp leaves it, so
+// that the fetches after it give what libpcp's give (the same error
+// again, or, reading backwards past a record whose length words
+// disagree, the records libpcp then finds or ErrEOL).
+//
+// Every fetch reads on from where the previous one left the archive, so
+// a replay reads each record a bounded number of times and holds no more
+// than one record and the interpolation bounds in memory.
 package replay
 
 import (

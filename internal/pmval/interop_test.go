@@ -88,6 +88,18 @@ func TestInteropErrors(t *testing.T) {
 		{"-a", "bad/empty3", "synth.ctr32"}, {"-a", "bad/notarch", "synth.ctr32"}, {"-a", "bad/nometa3", "synth.ctr32"},
 		{"-a", "bad/trunc3", "-t", "2", "kernel.all.load"}, {"-a", "bad/corrupt3", "-t", "2", "synth.inst"},
 		{"-a", "synth3", "-x", "5", "-s", "3", "synth.inst"},
+		// -L wins over -a and -h; the checks of a source that is not an archive
+		{"-L", "-S", "+1", "-d", "synth.ctr32"}, {"-L", "-S", "+1", "-U", "synth3", "synth.ctr32"},
+		{"-L", "-a", "synth3", "-S", "+1", "synth.ctr32"}, {"-a", "synth3", "-L", "-z", "synth.ctr32"},
+		{"-O", "+1", "-h", "localhost", "synth.ctr32"}, {"-L", "-S", "+1", "-z", "synth.ctr32"},
+		{"-L", "-z", "-U", "synth3", "synth.ctr32"}, {"-L", "-z", "-d", "synth.ctr32"},
+		{"-h", "localhost", "-z", "-S", "+1", "synth.ctr32"}, {"-S", "+1", "synth.ctr32["},
+		{"-S", "+1", "-a", "synth3", "localhost:synth.ctr32["}, {"-U", "synth3", "-L", "synth.ctr32["},
+		{"-S", "+1", "localhost:synth.ctr32"}, {"-S", "+1", "-a", "synth3", "localhost:synth.ctr32"},
+		{"-L", "-S", "+1", "-Z", "UTC", "-z", "synth.ctr32"}, {"-L", "-S", "+1", "-a", "synth3", "-h", "x", "synth.ctr32"},
+		{"-L", "-U", "synth3", "-d", "synth.ctr32"}, {"-S", "+1", "-s", "2", "synth3/synth.ctr32"},
+		{"-z", "-s", "2", "synth3/synth.ctr32"}, {"-L", "-S", "1", "-g", "synth.ctr32"}, {"-A", "1", "synth.ctr32"},
+		{"-T", "+1", "-A", "2", "-d", "synth.ctr32"}, {"-U", "synth3", "-h", "localhost", "synth.ctr32"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			compareReal(t, dir, args)
@@ -278,5 +290,61 @@ func TestInteropEvents(t *testing.T) {
 				compareReal(t, dir, args)
 			})
 		}
+	}
+}
+
+// TestInteropOptions compares the options that change the samples or how
+// they print, on archives with marks, instance domain changes, several
+// volumes and several archives, for each kind of metric.
+func TestInteropOptions(t *testing.T) {
+	testenv.RealTool(t, "pmval")
+	for _, c := range []struct{ set, archive string }{
+		{"pcp-made-archives", "synth3"},
+		{"pcp-made-archives", "sample3"},
+		{"pcp-qa-archives", "gap2"},
+		{"pcp-qa-archives", "changeinst"},
+		{"pcp-qa-archives", "ok-mv-bar"},
+		{"pcp-qa-archives", "multi"},
+		{"pcp-qa-archives", "19970807.09.54"},
+	} {
+		dir := testenv.SharedDir(t, c.set)
+		path := filepath.Join(dir, c.archive)
+		fine, coarse := interval(t, path, 40), interval(t, path, 5)
+		for _, m := range pickMetrics(t, path) {
+			for _, opts := range [][]string{
+				{"-t", coarse, "-A", "1min"}, {"-t", coarse, "-A", "10sec", "-S", "+1"},
+				{"-t", fine, "-O", "+" + coarse}, {"-t", fine, "-O", "-" + coarse}, {"-t", coarse, "-O", "-0"},
+				{"-t", coarse, "-T", "+" + coarse}, {"-t", fine, "-s", "7"}, {"-t", coarse, "-s", "1000"},
+				{"-t", coarse, "-w", "5"}, {"-t", coarse, "-w", "30"}, {"-t", coarse, "-f", "0"}, {"-t", coarse, "-f", "4", "-w", "12"},
+				{"-t", coarse, "-Z", "EST5EDT"}, {"-t", coarse, "-Z", "Australia/Melbourne", "-X"}, {"-t", coarse, "-XX"},
+				{"-t", coarse, "-r", "-w", "9"}, {"-t", coarse, "-i", "0,1,2"}, {"-t", "0.001", "-s", "3"},
+				{"-t", "3600", "-s", "3"},
+			} {
+				args := append(append([]string{"-a", c.archive}, opts...), m)
+				t.Run(c.set+"/"+strings.Join(args, " "), func(t *testing.T) {
+					compareReal(t, dir, args)
+				})
+			}
+		}
+	}
+}
+
+// TestInteropNamespace compares -n with a namespace that names a metric
+// of the archive, one it does not have, and none of its metrics.
+func TestInteropNamespace(t *testing.T) {
+	testenv.RealTool(t, "pmval")
+	dir := testenv.SharedDir(t, "pcp-made-archives")
+	ns := filepath.Join(t.TempDir(), "ns")
+	if err := os.WriteFile(ns, []byte("root {\n synth\n}\nsynth {\n ctr32 245:0:1\n inst 245:0:3\n bogus 245:0:99\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"-n", ns, "-a", "synth3", "-s", "2", "synth.ctr32"}, {"-n", ns, "-a", "synth3", "-s", "2", "synth.bogus"},
+		{"-n", ns, "-a", "synth3", "-s", "2", "synth.disc"}, {"-n", ns, "-a", "synth3", "-s", "2", "synth"},
+		{"-n", ns, "-a", "synth3", "-t", "3", "synth.inst"},
+	} {
+		t.Run(strings.Join(args[2:], " "), func(t *testing.T) {
+			compareReal(t, dir, args)
+		})
 	}
 }

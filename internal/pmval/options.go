@@ -143,7 +143,7 @@ func parse(args []string, stderr *strings.Builder, pending *strings.Builder) (*o
 		case 'A':
 			o.align = &arg
 		case 'a':
-			if len(o.hosts) > 0 || o.local {
+			if len(o.hosts) > 0 {
 				fmt.Fprintf(pending, "pmval: only one host or archive allowed\n")
 				o.errors++
 				continue
@@ -157,7 +157,7 @@ func parse(args []string, stderr *strings.Builder, pending *strings.Builder) (*o
 		case 'g':
 			o.gui = true
 		case 'h':
-			if len(o.archives) > 0 || o.local {
+			if len(o.archives) > 0 {
 				fmt.Fprintf(pending, "pmval: only one host or archive allowed\n")
 				o.errors++
 				continue
@@ -233,11 +233,8 @@ func parse(args []string, stderr *strings.Builder, pending *strings.Builder) (*o
 			// local PMDAs, containers and derived metrics do not
 			// apply to archives
 		case 'L':
-			if len(o.archives) > 0 || len(o.hosts) > 0 {
-				fmt.Fprintf(pending, "pmval: only one host or archive allowed\n")
-				o.errors++
-				continue
-			}
+			// A local context, whatever -a or -h say (they do not
+			// conflict with it).
 			o.local = true
 		case 'd':
 			o.pause = true
@@ -255,7 +252,7 @@ func parse(args []string, stderr *strings.Builder, pending *strings.Builder) (*o
 		case 'r':
 			o.raw = true
 		case 'U':
-			if len(o.hosts) > 0 || o.local {
+			if len(o.hosts) > 0 {
 				fmt.Fprintf(pending, "pmval: only one host or archive allowed\n")
 				o.errors++
 				continue

@@ -123,39 +123,48 @@ func (t *tool) run(args []string) int {
 		return usageFail()
 	}
 
-	// The source: -h, -a, or the metric specification's.
-	isArchive := false
+	// The source: -L (whatever else is given), -h, -a, or the metric
+	// specification's.
 	source := "local:"
 	switch {
 	case len(o.hosts) > 0:
 		source = o.hosts[0]
 	case len(o.archives) > 0:
-		source, isArchive = o.archives[0], true
-	case o.local:
-		source = ""
+		source = o.archives[0]
 	}
 	spec, msg := parseMetricSpec(operands[0])
 	if spec == nil {
+		// The checks of the source below are still made.
 		pending.WriteString(msg)
-		return usageFail()
-	}
-	switch {
-	case spec.archive != "":
-		if len(o.archives) == 0 {
-			o.archives = append(o.archives, spec.archive)
+		o.errors++
+	} else {
+		switch {
+		case spec.archive != "":
+			if len(o.archives) == 0 {
+				o.archives = append(o.archives, spec.archive)
+			}
+			source = spec.archive
+		case spec.host != "":
+			if len(o.hosts) == 0 {
+				o.hosts = append(o.hosts, spec.host)
+			}
+			source = spec.host
 		}
-		source, isArchive = spec.archive, true
-	case spec.host != "":
-		if len(o.hosts) == 0 {
-			o.hosts = append(o.hosts, spec.host)
+		if len(o.archives) > 0 && len(o.hosts) > 0 {
+			pending.WriteString("pmval: only one host or archive allowed\n")
+			return usageFail()
 		}
-		source = spec.host
 	}
-	if len(o.archives) > 0 && len(o.hosts) > 0 {
-		pending.WriteString("pmval: only one host or archive allowed\n")
-		return usageFail()
-	}
+	isArchive := len(o.archives) > 0 && len(o.hosts) == 0 && !o.local
 	if !isArchive {
+		if o.start != nil || o.align != nil || o.origin != nil {
+			pending.WriteString("pmval: time window options are supported for archives only\n")
+			o.errors++
+		}
+		if o.local && o.hostzone {
+			pending.WriteString("pmval: use of timezone from metric source requires a source\n")
+			o.errors++
+		}
 		if o.rawArchive {
 			pending.WriteString("pmval: uninterpolated mode can only be used with archives")
 			o.errors++
@@ -164,10 +173,13 @@ func (t *tool) run(args []string) int {
 			pending.WriteString("pmval: delay can only be used with archives\n")
 			o.errors++
 		}
-		if o.errors > 0 {
-			return usageFail()
-		}
-		if o.local || source == "" {
+	}
+	if o.errors > 0 {
+		return usageFail()
+	}
+	if !isArchive {
+		// Live sources are not supported (see the package comment).
+		if o.local {
 			t.fail("pmval: Cannot establish local context: %s\n", errText(syscall.ENOTSUP))
 		}
 		t.fail("pmval: Cannot connect to PMCD on host \"%s\": %s\n", source, errText(syscall.ENOTSUP))

@@ -46,10 +46,12 @@
 # the payload, event arrays as "e<vtype>:<payload length>", a block of a
 # numeric type with the wrong size as "?<vtype>:" and hex.
 #
-# libpcp 6.0.3 corrupts its heap in some interpolations (seen going
-# backwards over a <mark> with several metrics) and may then abort. Each
-# result is written (and flushed) in one piece, so what was printed before
-# a crash is whole; the exit status then tells of the crash.
+# libpcp 6.0.3's interpolation uses value blocks after freeing them, and
+# with PCP_COUNTER_WRAP reads just past a block: it may then return
+# garbage or abort. The Go tests preload nofree.c (beside this script),
+# which stops both. Should it crash all the same, each result is written
+# (and flushed) in one piece, so what was printed before the crash is
+# whole; the exit status then tells of the crash.
 
 import ctypes
 import os
