@@ -184,16 +184,8 @@ func appendDump(dst []byte, b []byte) []byte {
 // of at least two digits ("1e-07", "1.5e+20"), and "inf", "-inf", "nan",
 // "-nan" (the sign of a NaN is its sign bit).
 func AppendFloatG(dst []byte, f float64, prec int) []byte {
-	switch {
-	case math.IsInf(f, 1):
-		return append(dst, "inf"...)
-	case math.IsInf(f, -1):
-		return append(dst, "-inf"...)
-	case f != f:
-		if math.Signbit(f) {
-			return append(dst, "-nan"...)
-		}
-		return append(dst, "nan"...)
+	if b, ok := appendNonFinite(dst, f); ok {
+		return b
 	}
 	if prec < 0 {
 		prec = 6
@@ -204,4 +196,34 @@ func AppendFloatG(dst []byte, f float64, prec int) []byte {
 	// (rounding the exact binary value half to even, choosing the form by
 	// the exponent after rounding, dropping trailing zeros).
 	return strconv.AppendFloat(dst, f, 'g', prec, 64)
+}
+
+// appendNonFinite appends C's text for an infinity or NaN ("inf", "-inf",
+// "nan", "-nan": the sign of a NaN is its sign bit) and reports whether f
+// was one.
+func appendNonFinite(dst []byte, f float64) ([]byte, bool) {
+	switch {
+	case math.IsInf(f, 1):
+		return append(dst, "inf"...), true
+	case math.IsInf(f, -1):
+		return append(dst, "-inf"...), true
+	case f != f:
+		if math.Signbit(f) {
+			return append(dst, "-nan"...), true
+		}
+		return append(dst, "nan"...), true
+	}
+	return dst, false
+}
+
+// AppendFloatF appends f as C's printf("%.*f", prec, f): a negative
+// precision is the default 6; infinities and NaNs as AppendFloatG.
+func AppendFloatF(dst []byte, f float64, prec int) []byte {
+	if b, ok := appendNonFinite(dst, f); ok {
+		return b
+	}
+	if prec < 0 {
+		prec = 6
+	}
+	return strconv.AppendFloat(dst, f, 'f', prec, 64)
 }

@@ -8,25 +8,9 @@ import (
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
-// appendFixed appends f as C's printf("%.*f", prec, f): a negative
-// precision is the default 6; infinities and NaNs are "inf", "-inf",
-// "nan" and "-nan" (the sign of a NaN is its sign bit).
+// appendFixed appends f as C's printf("%.*f", prec, f).
 func appendFixed(dst []byte, f float64, prec int) []byte {
-	switch {
-	case math.IsInf(f, 1):
-		return append(dst, "inf"...)
-	case math.IsInf(f, -1):
-		return append(dst, "-inf"...)
-	case f != f:
-		if math.Signbit(f) {
-			return append(dst, "-nan"...)
-		}
-		return append(dst, "nan"...)
-	}
-	if prec < 0 {
-		prec = 6
-	}
-	return strconv.AppendFloat(dst, f, 'f', prec, 64)
+	return pmapi.AppendFloatF(dst, f, prec)
 }
 
 // appendStamp appends a time of day with milliseconds, and with -i/-I over
