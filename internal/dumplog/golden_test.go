@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/pcpkit/pcpkit/internal/testenv"
 )
 
@@ -22,19 +20,6 @@ func run(t *testing.T, dir string, args []string) (string, string, int) {
 	var out, errb bytes.Buffer
 	rc := Main(args, &out, &errb)
 	return out.String(), errb.String(), rc
-}
-
-func compare(t *testing.T, what string, wantOut, wantErr string, wantRC int, gotOut, gotErr string, gotRC int) {
-	t.Helper()
-	if d := cmp.Diff(wantOut, gotOut); d != "" {
-		t.Errorf("%s: stdout differs from the real pmdumplog (-real +pcpkit):\n%s", what, d)
-	}
-	if d := cmp.Diff(wantErr, gotErr); d != "" {
-		t.Errorf("%s: stderr differs from the real pmdumplog (-real +pcpkit):\n%s", what, d)
-	}
-	if wantRC != gotRC {
-		t.Errorf("%s: exit status %d, real pmdumplog %d", what, gotRC, wantRC)
-	}
 }
 
 // TestGoldens compares pcpkit's pmdumplog with the committed output of the
@@ -51,7 +36,7 @@ func TestGoldens(t *testing.T) {
 		t.Run(c.Name(), func(t *testing.T) {
 			g := testenv.ReadGolden(t, "pmdumplog", c)
 			out, errs, rc := run(t, dir, c.Args())
-			compare(t, strings.Join(c.Args(), " "), string(g.Stdout), string(g.Stderr), g.ExitCode, out, errs, rc)
+			testenv.CompareRun(t, "pmdumplog", strings.Join(c.Args(), " "), string(g.Stdout), string(g.Stderr), g.ExitCode, out, errs, rc)
 		})
 	}
 }
@@ -123,7 +108,7 @@ func TestInteropShared(t *testing.T) {
 						werr = bytes.ReplaceAll(werr, []byte(ref), []byte(a))
 					}
 					out, errs, rc := run(t, dir, args)
-					compare(t, "pmdumplog "+strings.Join(args, " "), string(wout), string(werr), wrc, out, errs, rc)
+					testenv.CompareRun(t, "pmdumplog", "pmdumplog "+strings.Join(args, " "), string(wout), string(werr), wrc, out, errs, rc)
 				})
 			}
 		}
@@ -154,7 +139,7 @@ func TestInteropErrors(t *testing.T) {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			wout, werr, wrc := testenv.RunRealIn(t, dir, "pmdumplog", args...)
 			out, errs, rc := run(t, dir, args)
-			compare(t, "pmdumplog "+strings.Join(args, " "), string(wout), string(werr), wrc, out, errs, rc)
+			testenv.CompareRun(t, "pmdumplog", "pmdumplog "+strings.Join(args, " "), string(wout), string(werr), wrc, out, errs, rc)
 		})
 	}
 }
@@ -206,7 +191,7 @@ func TestInteropNoNames(t *testing.T) {
 			t.Fatalf("the real pmdumplog printed no <nonames>: the test archive is wrong")
 		}
 		gout, gerr, grc := run(t, dir, args)
-		compare(t, "pmdumplog "+strings.Join(args, " "), string(wout), string(werr), wrc, gout, gerr, grc)
+		testenv.CompareRun(t, "pmdumplog", "pmdumplog "+strings.Join(args, " "), string(wout), string(werr), wrc, gout, gerr, grc)
 	}
 }
 
@@ -225,7 +210,7 @@ func TestInteropNamespace(t *testing.T) {
 			t.Run(filepath.Base(f)+"/"+mode, func(t *testing.T) {
 				wout, werr, wrc := testenv.RunRealIn(t, dir, "pmdumplog", args...)
 				out, errs, rc := run(t, dir, args)
-				compare(t, "pmdumplog "+strings.Join(args, " "), string(wout), string(werr), wrc, out, errs, rc)
+				testenv.CompareRun(t, "pmdumplog", "pmdumplog "+strings.Join(args, " "), string(wout), string(werr), wrc, out, errs, rc)
 			})
 		}
 	}
@@ -255,7 +240,7 @@ func TestInteropEmptyVolumes(t *testing.T) {
 			args := []string{mode, "vol3"}
 			wout, werr, wrc := testenv.RunRealIn(t, dir, "pmdumplog", args...)
 			out, errs, rc := run(t, dir, args)
-			compare(t, "pmdumplog "+strings.Join(args, " ")+" with "+cut+" cut", string(wout), string(werr), wrc, out, errs, rc)
+			testenv.CompareRun(t, "pmdumplog", "pmdumplog "+strings.Join(args, " ")+" with "+cut+" cut", string(wout), string(werr), wrc, out, errs, rc)
 		}
 	}
 }

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/testenv"
 	"github.com/pcpkit/pcpkit/pmapi"
@@ -34,19 +32,6 @@ func run(t *testing.T, dir string, args []string, env ...string) (string, string
 	return out.String(), errb.String(), rc
 }
 
-func compare(t *testing.T, what string, wantOut, wantErr string, wantRC int, gotOut, gotErr string, gotRC int) {
-	t.Helper()
-	if d := cmp.Diff(wantOut, gotOut); d != "" {
-		t.Errorf("%s: stdout differs from the real pmlogsummary (-real +pcpkit):\n%s", what, d)
-	}
-	if d := cmp.Diff(wantErr, gotErr); d != "" {
-		t.Errorf("%s: stderr differs from the real pmlogsummary (-real +pcpkit):\n%s", what, d)
-	}
-	if wantRC != gotRC {
-		t.Errorf("%s: exit status %d, real pmlogsummary %d", what, gotRC, wantRC)
-	}
-}
-
 // TestGoldens compares pcpkit's pmlogsummary with the committed output of
 // the real one (made by scripts/make-goldens.sh pmlogsummary) for every
 // archive in testdata/archives and every mode in
@@ -61,7 +46,7 @@ func TestGoldens(t *testing.T) {
 		t.Run(c.Name(), func(t *testing.T) {
 			g := testenv.ReadGolden(t, "pmlogsummary", c)
 			out, errs, rc := run(t, dir, c.Args())
-			compare(t, strings.Join(c.Args(), " "), string(g.Stdout), string(g.Stderr), g.ExitCode, out, errs, rc)
+			testenv.CompareRun(t, "pmlogsummary", strings.Join(c.Args(), " "), string(g.Stdout), string(g.Stderr), g.ExitCode, out, errs, rc)
 		})
 	}
 }
@@ -248,7 +233,7 @@ func interop(t *testing.T, dir, ref, a string, refArgs, args []string, env ...st
 		werr = bytes.ReplaceAll(werr, []byte(ref), []byte(a))
 	}
 	out, errs, rc := run(t, dir, args, env...)
-	compare(t, "pmlogsummary "+strings.Join(args, " "), string(wout), string(werr), wrc, out, errs, rc)
+	testenv.CompareRun(t, "pmlogsummary", "pmlogsummary "+strings.Join(args, " "), string(wout), string(werr), wrc, out, errs, rc)
 }
 
 // metricArgs picks metric arguments for an archive: its first top-level

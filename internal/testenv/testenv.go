@@ -31,6 +31,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // RealTimeout bounds one run of a real PCP tool in RunReal.
@@ -638,4 +640,20 @@ func ReadGolden(t testing.TB, tool string, c Case) Golden {
 func ArchivesDir(t testing.TB) string {
 	t.Helper()
 	return filepath.Join(RepoRoot(t), "testdata", "archives")
+}
+
+// CompareRun reports, as test errors, where pcpkit's run of tool differs
+// from the real tool's: stdout and stderr diffed with go-cmp (-real
+// +pcpkit), and the exit status. what names the run in the messages.
+func CompareRun(t testing.TB, tool, what string, wantOut, wantErr string, wantRC int, gotOut, gotErr string, gotRC int) {
+	t.Helper()
+	if d := cmp.Diff(wantOut, gotOut); d != "" {
+		t.Errorf("%s: stdout differs from the real %s (-real +pcpkit):\n%s", what, tool, d)
+	}
+	if d := cmp.Diff(wantErr, gotErr); d != "" {
+		t.Errorf("%s: stderr differs from the real %s (-real +pcpkit):\n%s", what, tool, d)
+	}
+	if wantRC != gotRC {
+		t.Errorf("%s: exit status %d, real %s %d", what, gotRC, tool, wantRC)
+	}
 }
