@@ -48,6 +48,7 @@ import (
 	"strings"
 
 	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/internal/lhash"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
@@ -151,7 +152,7 @@ type extractor struct {
 
 	descs  map[pmapi.PMID]*descRec
 	indoms map[pmapi.InDom]*indomList
-	labels map[uint32]*chainHash[*labelRec] // by label type, then ident
+	labels map[uint32]*lhash.Table[*labelRec] // by label type, then ident
 	texts  map[textKey]*textRec
 
 	winLo, winHi pmapi.Timestamp // winHi is already one second past -T
@@ -191,7 +192,7 @@ func Extract(opt *Options) error {
 		opt:          opt,
 		descs:        map[pmapi.PMID]*descRec{},
 		indoms:       map[pmapi.InDom]*indomList{},
-		labels:       map[uint32]*chainHash[*labelRec]{},
+		labels:       map[uint32]*lhash.Table[*labelRec]{},
 		texts:        map[textKey]*textRec{},
 		errOut:       opt.Stderr,
 		firstDatarec: true,
@@ -453,10 +454,10 @@ func (x *extractor) addMeta(in *input, mr *archive.MetaRecord) error {
 	case mr.Label != nil:
 		t := x.labels[mr.Label.Type]
 		if t == nil {
-			t = &chainHash[*labelRec]{}
+			t = &lhash.Table[*labelRec]{}
 			x.labels[mr.Label.Type] = t
 		}
-		t.add(mr.Label.Ident, &labelRec{rec: mr.Label})
+		t.Add(mr.Label.Ident, &labelRec{rec: mr.Label})
 	case mr.Text != nil:
 		k := textKey{mr.Text.Type, mr.Text.Ident}
 		if old, ok := x.texts[k]; ok {
@@ -1114,7 +1115,7 @@ func (x *extractor) putLabel(typ, ident uint32, t pmapi.Timestamp) (done bool, e
 	if tab == nil {
 		return true, nil
 	}
-	l, ok := tab.search(ident)
+	l, ok := tab.Search(ident)
 	if !ok || l.written {
 		return true, nil
 	}

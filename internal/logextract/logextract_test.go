@@ -13,7 +13,6 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/pcpkit/pcpkit/archive"
-	"github.com/pcpkit/pcpkit/internal/lhash"
 	"github.com/pcpkit/pcpkit/internal/testenv"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
@@ -38,47 +37,6 @@ func TestParseConfig(t *testing.T) {
 		if _, err := parseConfig(strings.NewReader(bad)); !errors.As(err, &se) {
 			t.Errorf("%q: err %v, want a syntax error", bad, err)
 		}
-	}
-}
-
-// TestChainHash: without repeated keys the chain order is lhash's walk
-// order; a repeated key is found where the chains put it.
-func TestChainHash(t *testing.T) {
-	keys := []uint32{7, 3, 99, 12, 5, 1 << 30, 44, 8, 6, 2, 61, 17, 23, 1000, 5000, 42, 33, 9}
-	var h chainHash[uint32]
-	o := lhash.New()
-	for _, k := range keys {
-		h.add(k, k*2)
-		o.Add(k)
-	}
-	var walk []uint32
-	for _, b := range h.buckets {
-		for _, n := range b {
-			walk = append(walk, n.key)
-		}
-	}
-	if d := cmp.Diff(o.Keys(), walk); d != "" {
-		t.Errorf("walk order (-lhash +chainHash):\n%s", d)
-	}
-	for _, k := range keys {
-		if v, ok := h.search(k); !ok || v != k*2 {
-			t.Errorf("search(%d) = %d, %v", k, v, ok)
-		}
-	}
-	// One bucket: the newest first. After the growth at the 8th node
-	// the older chain is reversed.
-	var d chainHash[string]
-	for i, s := range []string{"a1", "b1", "a2", "b2"} {
-		d.add(uint32(i%2), s)
-	}
-	if v, _ := d.search(0); v != "a2" {
-		t.Errorf("before growth: %s, want the newest", v)
-	}
-	for i, s := range []string{"c", "d", "e", "f"} {
-		d.add(uint32(10+i), s)
-	}
-	if v, _ := d.search(0); v != "a1" {
-		t.Errorf("after growth: %s, want the oldest (chains reversed)", v)
 	}
 }
 
