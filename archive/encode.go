@@ -398,26 +398,7 @@ func DecodeMetaRecord(file string, rec []byte, version int) (*MetaRecord, error)
 		mr.InDom = &ir
 	case MetaLabelV2, MetaLabel:
 		// decode again without the reader's de-duplication
-		b := &body{b: rec[8 : len(rec)-4]}
-		lr := LabelRecord{Stamp: b.stamp(version), Type: b.u32(), Ident: b.u32()}
-		ns := b.count(12)
-		for i := 0; i < ns && !b.bad; i++ {
-			s := LabelSet{Inst: int32(b.u32())}
-			jl := b.count(1)
-			s.JSON = string(b.bytes(jl))
-			nl := b.count(8)
-			for k := 0; k < nl && !b.bad; k++ {
-				w := b.bytes(8)
-				if w == nil {
-					break
-				}
-				s.Labels = append(s.Labels, LabelEntry{
-					NameOff: int(binary.BigEndian.Uint16(w)), NameLen: int(w[2]), Flags: w[3],
-					ValueOff: int(binary.BigEndian.Uint16(w[4:])), ValueLen: int(binary.BigEndian.Uint16(w[6:])),
-				})
-			}
-			lr.Sets = append(lr.Sets, s)
-		}
+		lr := decodeLabelRecord(&body{b: rec[8 : len(rec)-4]}, version)
 		mr.Label = &lr
 	case MetaText:
 		t := m.Texts[0]

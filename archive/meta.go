@@ -433,25 +433,7 @@ func (d *metaDecoder) record(rec []byte, off int64, recno int) error {
 		if (typ == MetaLabelV2) != (d.version == 2) {
 			return formatErr(d.file, off, recno, pmapi.ErrLogRec, "label record type %d in a version %d archive", typ, d.version)
 		}
-		lr := LabelRecord{Stamp: b.stamp(d.version), Type: b.u32(), Ident: b.u32()}
-		ns := b.count(12)
-		for i := 0; i < ns && !b.bad; i++ {
-			s := LabelSet{Inst: int32(b.u32())}
-			jl := b.count(1)
-			s.JSON = string(b.bytes(jl))
-			nl := b.count(8)
-			for k := 0; k < nl && !b.bad; k++ {
-				w := b.bytes(8)
-				if w == nil {
-					break
-				}
-				s.Labels = append(s.Labels, LabelEntry{
-					NameOff: int(binary.BigEndian.Uint16(w)), NameLen: int(w[2]), Flags: w[3],
-					ValueOff: int(binary.BigEndian.Uint16(w[4:])), ValueLen: int(binary.BigEndian.Uint16(w[6:])),
-				})
-			}
-			lr.Sets = append(lr.Sets, s)
-		}
+		lr := decodeLabelRecord(b, d.version)
 		if b.bad {
 			return bad("label")
 		}
@@ -572,4 +554,30 @@ func (m *Meta) Traverse(name string) []string {
 		}
 	})
 	return out
+}
+
+// decodeLabelRecord decodes the body of a label record (after the type
+// word) as written, without the reader's de-duplication; b.bad reports a
+// short or inconsistent body.
+func decodeLabelRecord(b *body, version int) LabelRecord {
+	lr := LabelRecord{Stamp: b.stamp(version), Type: b.u32(), Ident: b.u32()}
+	ns := b.count(12)
+	for i := 0; i < ns && !b.bad; i++ {
+		s := LabelSet{Inst: int32(b.u32())}
+		jl := b.count(1)
+		s.JSON = string(b.bytes(jl))
+		nl := b.count(8)
+		for k := 0; k < nl && !b.bad; k++ {
+			w := b.bytes(8)
+			if w == nil {
+				break
+			}
+			s.Labels = append(s.Labels, LabelEntry{
+				NameOff: int(binary.BigEndian.Uint16(w)), NameLen: int(w[2]), Flags: w[3],
+				ValueOff: int(binary.BigEndian.Uint16(w[4:])), ValueLen: int(binary.BigEndian.Uint16(w[6:])),
+			})
+		}
+		lr.Sets = append(lr.Sets, s)
+	}
+	return lr
 }
