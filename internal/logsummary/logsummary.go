@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/internal/metricspec"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/pmns"
@@ -93,7 +94,7 @@ type summary struct {
 	dayflag     bool
 	warned      map[pmapi.PMID]bool
 	buf         []byte
-	msp         *metricSpec
+	msp         *metricspec.Spec
 	archiveName string
 	metricArgs  []string
 	stats       *stats
@@ -151,6 +152,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 func (s *summary) complain(format string, a ...any) {
 	fmt.Fprintf(s.errw, "pmlogsummary: "+format+"\n", a...)
 }
+
+// isCSpace is C's isspace in the C locale.
+func isCSpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
 
 // strtol parses s as C's strtol(s, &end, 10) and reports whether all of s
 // was used. Out-of-range values saturate as strtol's do.
@@ -491,15 +495,15 @@ func (s *summary) summarise() int {
 		}
 	} else {
 		for _, arg := range s.metricArgs {
-			ms, msg := parseMetricSpec(arg)
+			ms, msg := metricspec.Parse(arg)
 			if ms == nil {
 				fmt.Fprint(s.errw, msg)
 				continue
 			}
 			s.msp = ms
-			names := s.ns.Traverse(ms.metric)
+			names := s.ns.Traverse(ms.Metric)
 			if len(names) == 0 {
-				s.complain("PMNS traversal failed for %s: %s", ms.metric, pmapi.ErrName.Error())
+				s.complain("PMNS traversal failed for %s: %s", ms.Metric, pmapi.ErrName.Error())
 			}
 			for _, name := range names {
 				s.printSummary(name)

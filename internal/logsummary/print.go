@@ -142,7 +142,7 @@ func (s *summary) printSummary(name string) {
 		b := s.buf[:0]
 		iname, named := s.instName(m.desc.InDom, in.inst)
 		if !named {
-			if s.msp != nil && len(s.msp.insts) > 0 && m.desc.InDom == pmapi.InDomNull {
+			if s.msp != nil && len(s.msp.Insts) > 0 && m.desc.InDom == pmapi.InDomNull {
 				break
 			}
 			if star {
@@ -156,9 +156,9 @@ func (s *summary) printSummary(name string) {
 				b = append(b, ']')
 			}
 		} else {
-			if s.msp != nil && len(s.msp.insts) > 0 {
+			if s.msp != nil && len(s.msp.Insts) > 0 {
 				found := false
-				for _, want := range s.msp.insts {
+				for _, want := range s.msp.Insts {
 					if want == iname {
 						found = true
 						break

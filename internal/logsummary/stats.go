@@ -145,43 +145,34 @@ func valueAt(t pmapi.Type, insitu bool, raw []byte, vp int) (float64, error) {
 		return 0, pmapi.ErrConv
 	}
 	b := raw[bp+4 : bp+4+n]
-	if bt == 0 {
-		switch t {
-		case pmapi.Type64:
-			if n == 8 {
-				return float64(int64(binary.LittleEndian.Uint64(b))), nil
-			}
-		case pmapi.TypeU64:
-			if n == 8 {
-				return float64(binary.LittleEndian.Uint64(b)), nil
-			}
-		case pmapi.TypeDouble:
-			if n == 8 {
-				return math.Float64frombits(binary.LittleEndian.Uint64(b)), nil
-			}
-		case pmapi.TypeFloat:
-			if n == 4 {
-				return float64(math.Float32frombits(binary.LittleEndian.Uint32(b))), nil
-			}
-		}
-		return 0, pmapi.ErrConv
+	var u64 uint64
+	var u32 uint32
+	switch {
+	case n == 8 && bt == 0:
+		u64 = binary.LittleEndian.Uint64(b)
+	case n == 8:
+		u64 = binary.BigEndian.Uint64(b)
+	case n == 4 && bt == 0:
+		u32 = binary.LittleEndian.Uint32(b)
+	case n == 4:
+		u32 = binary.BigEndian.Uint32(b)
 	}
 	switch t {
 	case pmapi.Type64:
 		if n == 8 {
-			return float64(int64(binary.BigEndian.Uint64(b))), nil
+			return float64(int64(u64)), nil
 		}
 	case pmapi.TypeU64:
 		if n == 8 {
-			return float64(binary.BigEndian.Uint64(b)), nil
+			return float64(u64), nil
 		}
 	case pmapi.TypeDouble:
 		if n == 8 {
-			return math.Float64frombits(binary.BigEndian.Uint64(b)), nil
+			return math.Float64frombits(u64), nil
 		}
 	case pmapi.TypeFloat:
 		if n == 4 {
-			return float64(math.Float32frombits(binary.BigEndian.Uint32(b))), nil
+			return float64(math.Float32frombits(u32)), nil
 		}
 	}
 	return 0, pmapi.ErrConv

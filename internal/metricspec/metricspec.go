@@ -1,21 +1,39 @@
-package logsummary
+// Package metricspec parses metric arguments as pmParseMetricSpec(3)
+// does: "[host:]metric[[instance,...]]" or "[archive/]metric[[...]]",
+// with libpcp's error messages.
+package metricspec
 
 import "strings"
 
-// metricSpec is a parsed metric argument, as pmParseMetricSpec(3) reads
-// "[source:]metric[[instance,...]]" or "[archive/]metric[[...]]". The
-// source is parsed but not used: pmlogsummary summarises its one archive.
-type metricSpec struct {
-	metric string
-	insts  []string // nil: every instance
+// Spec is a parsed metric argument.
+type Spec struct {
+	Metric  string
+	Host    string   // "host:" given
+	Archive string   // "archive/" given
+	Insts   []string // nil: no instance list; empty: "[]"
 }
 
-func isCSpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
+func isCSpace(c byte) bool { return c == ' ' || c >= '	' && c <= '\r' }
 
-// parseMetricSpec parses spec. On a syntax error it returns the real
-// tool's two-line message: the spec, then a line pointing at the fault.
-func parseMetricSpec(spec string) (*metricSpec, string) {
-	fail := func(point int, msg string) (*metricSpec, string) {
+// unescape drops the backslash of each backslash pair.
+func unescape(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b []byte
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}
+
+// Parse parses spec. On a syntax error it returns libpcp's message: the
+// spec, a line pointing at the fault with "^ -- " and the complaint.
+func Parse(spec string) (*Spec, string) {
+	fail := func(point int, msg string) (*Spec, string) {
 		var b strings.Builder
 		b.WriteString(spec)
 		b.WriteByte('\n')
@@ -37,6 +55,7 @@ func parseMetricSpec(spec string) (*metricSpec, string) {
 		}
 		return 0
 	}
+	ms := &Spec{}
 	scan := 0
 	for scan < len(spec) && isCSpace(spec[scan]) {
 		scan++
@@ -59,6 +78,12 @@ func parseMetricSpec(spec string) (*metricSpec, string) {
 					return fail(scan, "host name expected")
 				}
 				return fail(scan, "archive name expected")
+			}
+			src := unescape(spec[scan : end+1])
+			if c == ':' {
+				ms.Host = src
+			} else {
+				ms.Archive = src
 			}
 			scan = mark + 1
 			break
@@ -119,7 +144,6 @@ func parseMetricSpec(spec string) (*metricSpec, string) {
 	if scan < len(spec) {
 		return fail(scan, "unexpected extra characters")
 	}
-	ms := &metricSpec{}
 	var m []byte
 	for p := mStart; p < mEnd; p++ {
 		if spec[p] == '\\' && p+1 < mEnd {
@@ -127,9 +151,9 @@ func parseMetricSpec(spec string) (*metricSpec, string) {
 		}
 		m = append(m, spec[p])
 	}
-	ms.metric = string(m)
+	ms.Metric = string(m)
 	if iStart >= 0 {
-		ms.insts = []string{}
+		ms.Insts = []string{}
 		for p := iStart; p < iEnd; {
 			var name []byte
 			if spec[p] == '"' {
@@ -160,7 +184,7 @@ func parseMetricSpec(spec string) (*metricSpec, string) {
 			if k := strings.IndexByte(string(name), 0); k >= 0 {
 				name = name[:k]
 			}
-			ms.insts = append(ms.insts, string(name))
+			ms.Insts = append(ms.Insts, string(name))
 			for p < iEnd && (isCSpace(spec[p]) || spec[p] == ',') {
 				p++
 			}
