@@ -3,6 +3,9 @@ package archive
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"strings"
+	"syscall"
 
 	"github.com/pcpkit/pcpkit/pmapi"
 )
@@ -43,4 +46,35 @@ func Code(err error) pmapi.Error {
 
 func formatErr(file string, off int64, rec int, code pmapi.Error, format string, args ...any) error {
 	return &FormatError{File: file, Offset: off, Record: rec, Code: code, Detail: fmt.Sprintf(format, args...)}
+}
+
+// ErrText renders err as the real tools print an error: a PCP error's
+// text (pmErrStr), a system error's strerror text (also when wrapped in
+// an *os.PathError), otherwise the error's own text with its first
+// letter capitalised.
+func ErrText(err error) string {
+	if c := Code(err); c != 0 {
+		return c.Error()
+	}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return pmapi.ErrStr(-int32(errno))
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return pmapi.ErrStr(-int32(syscall.ENOENT))
+	case errors.Is(err, fs.ErrExist):
+		return pmapi.ErrStr(-int32(syscall.EEXIST))
+	case errors.Is(err, fs.ErrPermission):
+		return pmapi.ErrStr(-int32(syscall.EACCES))
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	s := err.Error()
+	if len(s) > 0 {
+		s = strings.ToUpper(s[:1]) + s[1:]
+	}
+	return s
 }

@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"syscall"
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/getopt"
@@ -233,7 +232,7 @@ func (d *dumper) run(args []string) int {
 	}
 	a, err := archive.Open(name)
 	if err != nil {
-		return d.fail("Cannot open archive %q: %s", name, errText(err))
+		return d.fail("Cannot open archive %q: %s", name, archive.ErrText(err))
 	}
 	defer a.Close()
 	d.a, d.ver, d.start, d.ns = a, a.Version(), a.Label().Start, a.Meta()
@@ -252,32 +251,6 @@ func (d *dumper) run(args []string) int {
 		return d.dumpJSON()
 	}
 	return d.dump()
-}
-
-// errText renders an error as the real tools do: the PCP or system error
-// text alone.
-func errText(err error) string {
-	if c := archive.Code(err); c != 0 {
-		return c.Error()
-	}
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return sysErrText(pe.Err)
-	}
-	return err.Error()
-}
-
-// sysErrText is the C library's text for a system error (strerror), as
-// the real tools print it.
-func sysErrText(err error) string {
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		return pmapi.ErrStr(-int32(errno))
-	}
-	if errors.Is(err, os.ErrNotExist) {
-		return pmapi.ErrStr(-int32(syscall.ENOENT))
-	}
-	return err.Error()
 }
 
 func (d *dumper) selectMetrics(names []string) int {

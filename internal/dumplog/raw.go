@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/pcpkit/pcpkit/archive"
 )
 
 // rawDump implements -v FILE: every record of one physical file as
@@ -14,7 +16,7 @@ import (
 func (d *dumper) rawDump(path string) int {
 	f, err := os.Open(path)
 	if err != nil {
-		return d.fail("Cannot open %q: %s", path, sysErrText(underlying(err)))
+		return d.fail("Cannot open %q: %s", path, archive.ErrText(underlying(err)))
 	}
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 64<<10)

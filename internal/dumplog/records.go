@@ -70,7 +70,7 @@ func (d *dumper) walk(first func(*archive.Record), fn func(*archive.Record)) int
 		return 0
 	}
 	d.out.Flush()
-	fmt.Fprintf(d.errw, "pmdumplog: pmFetch: %s\n", errText(err))
+	fmt.Fprintf(d.errw, "pmdumplog: pmFetch: %s\n", archive.ErrText(err))
 	return 1
 }
 

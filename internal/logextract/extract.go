@@ -237,7 +237,7 @@ func (x *extractor) openInputs() error {
 			continue
 		}
 		if err != nil {
-			return &Error{Msg: fmt.Sprintf("Error: cannot open archive %q: %s", name, errText(err))}
+			return &Error{Msg: fmt.Sprintf("Error: cannot open archive %q: %s", name, archive.ErrText(err))}
 		}
 		in := &input{name: name, a: a, label: a.Label(), pmcdPid: -1, pmcdSeq: -1, indomN: map[pmapi.InDom]int{}}
 		in.multi = name != path && (strings.Contains(name, ",") || isDir(name))
@@ -245,7 +245,7 @@ func (x *extractor) openInputs() error {
 		end, err := a.End()
 		if err != nil {
 			if !x.opt.Desperate {
-				return &Error{Msg: fmt.Sprintf("Error: cannot get end of archive (%s): %s", name, errText(err))}
+				return &Error{Msg: fmt.Sprintf("Error: cannot get end of archive (%s): %s", name, archive.ErrText(err))}
 			}
 			end = pmapi.Timestamp{Sec: 1<<63 - 1}
 		}
@@ -299,7 +299,7 @@ func (x *extractor) setup() error {
 		}
 	}
 	if _, err := os.Stat(filepath.Dir(o.Output)); err != nil {
-		return &Error{Msg: fmt.Sprintf("__pmLogNewFile: failed to create %q: %s\n%s: Error: __pmLogCreate: %s", o.Output+".index", errText(err), o.progName, errText(err)), NoPrefix: true}
+		return &Error{Msg: fmt.Sprintf("__pmLogNewFile: failed to create %q: %s\n%s: Error: __pmLogCreate: %s", o.Output+".index", archive.ErrText(err), o.progName, archive.ErrText(err)), NoPrefix: true}
 	}
 	// The time window, against the span of all the inputs, in
 	// microseconds.
@@ -355,7 +355,7 @@ func (x *extractor) setup() error {
 	for _, in := range x.inputs {
 		mrs, err := in.a.MetaRecords()
 		if err != nil {
-			return &Error{Msg: fmt.Sprintf("Error: pmaGetLog[meta %s]: %s", in.name, errText(err)), NotCreated: true}
+			return &Error{Msg: fmt.Sprintf("Error: pmaGetLog[meta %s]: %s", in.name, archive.ErrText(err)), NotCreated: true}
 		}
 		in.meta = mrs
 	}
@@ -727,7 +727,7 @@ func (x *extractor) reportDamage(in *input, err error) {
 	if errors.As(err, &fe) && strings.Contains(fe.Detail, "unexpected EOF") {
 		at = fe.Offset
 	}
-	what := errText(err)
+	what := archive.ErrText(err)
 	fmt.Fprintf(x.errOut, "%s: Error: __pmLogRead[log %s]: %s\n", x.opt.progName, in.name, what)
 	fmt.Fprintf(x.errOut, "%s: Error occurred at byte offset %d into a file of %d bytes.\n", x.opt.progName, at, size)
 	fmt.Fprintf(x.errOut, "The last record, and the remainder of this file will not be extracted.\n")
@@ -922,7 +922,7 @@ func (x *extractor) create(start pmapi.Timestamp) error {
 		if errors.As(err, &ee) {
 			return &Error{Msg: fmt.Sprintf("__pmLogNewFile: %q already exists, not over-written\n%s: Error: __pmLogCreate: File exists", ee.Path, x.opt.progName), NoPrefix: true}
 		}
-		return &Error{Msg: fmt.Sprintf("Error: __pmLogCreate: %s", errText(err))}
+		return &Error{Msg: fmt.Sprintf("Error: __pmLogCreate: %s", archive.ErrText(err))}
 	}
 	x.w = w
 	return nil
@@ -1146,27 +1146,4 @@ func (x *extractor) putText(typ, ident uint32) error {
 func isDir(name string) bool {
 	st, err := os.Stat(name)
 	return err == nil && st.IsDir()
-}
-
-// errText renders an error as the real tools do: the PCP or system error
-// text alone.
-func errText(err error) string {
-	if c := archive.Code(err); c != 0 {
-		return c.Error()
-	}
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	if errors.Is(err, os.ErrNotExist) {
-		return "No such file or directory"
-	}
-	if errors.Is(err, os.ErrExist) {
-		return "File exists"
-	}
-	s := err.Error()
-	if len(s) > 0 {
-		s = strings.ToUpper(s[:1]) + s[1:]
-	}
-	return s
 }

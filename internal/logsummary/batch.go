@@ -98,7 +98,7 @@ func (s *summary) expandEach(args []string) ([]string, int) {
 				if p == dir {
 					return err
 				}
-				s.complain("%s: %s", p, sysErrText(err))
+				s.complain("%s: %s", p, archive.ErrText(err))
 				return nil
 			}
 			if e.IsDir() {

@@ -380,37 +380,6 @@ func (s *summary) run(args []string) int {
 	return s.runOne(operands[0], append(operands[1:len(operands):len(operands)], s.metricOpts...))
 }
 
-// errText renders an error as the real tools do: the PCP or system error
-// text alone.
-func errText(err error) string {
-	if c := archive.Code(err); c != 0 {
-		return c.Error()
-	}
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return sysErrText(pe.Err)
-	}
-	return err.Error()
-}
-
-func sysErrText(err error) string {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	if errors.Is(err, os.ErrNotExist) {
-		return "No such file or directory"
-	}
-	if errors.Is(err, os.ErrPermission) {
-		return "Permission denied"
-	}
-	s := err.Error()
-	if len(s) > 0 {
-		s = strings.ToUpper(s[:1]) + s[1:]
-	}
-	return s
-}
-
 // pmidErr prints a warning about a metric once, with -v.
 func (s *summary) pmidErr(pmid pmapi.PMID, format string, a ...any) {
 	if !s.warnflag || s.warned[pmid] {
@@ -428,7 +397,7 @@ func (s *summary) pmidErr(pmid pmapi.PMID, format string, a ...any) {
 func (s *summary) summarise() int {
 	set, err := archive.OpenSet(s.archiveName)
 	if err != nil {
-		s.complain("Cannot open archive %q: %s", s.archiveName, errText(err))
+		s.complain("Cannot open archive %q: %s", s.archiveName, archive.ErrText(err))
 		return 1
 	}
 	defer set.Close()
@@ -482,7 +451,7 @@ func (s *summary) summarise() int {
 			fmt.Fprintf(s.errw, "pmlogsummary: possibly corrupt archive?\n")
 			return 1
 		}
-		s.complain("fetch failed: %s", errText(err))
+		s.complain("fetch failed: %s", archive.ErrText(err))
 		s.exitStatus = 1
 	}
 
@@ -683,7 +652,7 @@ func (s *summary) window() int {
 	end, err := s.set.End()
 	if err != nil {
 		end = pmapi.Timestamp{Sec: intMax}
-		fmt.Fprintf(s.errw, "pmlogsummary: Cannot locate end of archive %s: %s\n", s.archiveName, errText(err))
+		fmt.Fprintf(s.errw, "pmlogsummary: Cannot locate end of archive %s: %s\n", s.archiveName, archive.ErrText(err))
 		fmt.Fprint(s.errw, "\nWARNING: This archive is sufficiently damaged that it may not be possible to\n")
 		fmt.Fprint(s.errw, "         produce complete information.  Continuing and hoping for the best.\n\n")
 	}

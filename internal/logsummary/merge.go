@@ -10,6 +10,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/pcpkit/pcpkit/archive"
 )
 
 // runMerge is --merge: it reads outputs of --json (objects, one or more
@@ -150,7 +152,7 @@ func readInput(file string, fn func(io.Reader) error) error {
 func mergeErrText(err error) string {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
-		return sysErrText(err)
+		return archive.ErrText(err)
 	}
 	return err.Error()
 }

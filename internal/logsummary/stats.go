@@ -353,7 +353,7 @@ func (st *stats) newMetric(desc pmapi.Desc, w *vsetWalker, v *vset, t tv) (*metr
 func (st *stats) newInst(m *metricStats, w *vsetWalker, vs *vset, j int, t tv) error {
 	v, err := valueAt(m.desc.Type, vs.insitu, w.raw, vs.off+8*j)
 	if err != nil {
-		st.s.pmidErr(m.desc.PMID, "failed to extract value: %s\n", errText(err))
+		st.s.pmidErr(m.desc.PMID, "failed to extract value: %s\n", archive.ErrText(err))
 		return err
 	}
 	in := instStats{inst: w.inst(vs, j), lastval: v, firsttime: t, lasttime: t, mintime: t, maxtime: t}
@@ -537,7 +537,7 @@ func (st *stats) values(m *metricStats, w *vsetWalker, v *vset, t tv, dc *diffCa
 			var err error
 			val, err = valueAt(typ, v.insitu, raw, vp)
 			if err != nil {
-				st.s.pmidErr(v.pmid, "failed to extract value: %s\n", errText(err))
+				st.s.pmidErr(v.pmid, "failed to extract value: %s\n", archive.ErrText(err))
 				continue
 			}
 		}
@@ -659,7 +659,7 @@ func (st *stats) binning(r *rec) {
 			in := &m.insts[k]
 			val, err := valueAt(m.desc.Type, v.insitu, w.raw, v.off+8*j)
 			if err != nil {
-				st.s.pmidErr(pmid, "failed to extract value: %s\n", errText(err))
+				st.s.pmidErr(pmid, "failed to extract value: %s\n", archive.ErrText(err))
 				continue
 			}
 			if val != val {
