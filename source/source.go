@@ -41,8 +41,10 @@ type Source interface {
 	Labels(typ uint32, ident uint32) ([]archive.LabelSet, error)
 
 	// Text returns help text; typ is archive.TextOneLine or TextHelp
-	// or-ed with archive.TextPMID or TextInDom. No text is
-	// pmapi.ErrText.
+	// or-ed with archive.TextPMID or TextInDom. An unknown ident is
+	// pmapi.ErrText; a known one without that kind of text may be ""
+	// with a nil error (pmcd answers so, and pmlogger stores the empty
+	// text).
 	Text(typ uint32, ident uint32) (string, error)
 
 	// Fetch fetches the current values of pmids (all instances). The
