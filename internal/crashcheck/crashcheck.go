@@ -34,6 +34,13 @@ import (
 // last volume's last record may be partial).
 func ReadPcpkit(t testing.TB, what, base string) (int, bool) {
 	t.Helper()
+	return ReadPcpkitFunc(t, what, base, nil)
+}
+
+// ReadPcpkitFunc is ReadPcpkit calling fn, when not nil, with each
+// complete record in order (the record is valid only during the call).
+func ReadPcpkitFunc(t testing.TB, what, base string, fn func(*archive.Record)) (int, bool) {
+	t.Helper()
 	a, err := archive.Open(base)
 	if err != nil {
 		t.Fatalf("%s: pcpkit cannot open %s: %v", what, base, err)
@@ -42,7 +49,7 @@ func ReadPcpkit(t testing.TB, what, base string) (int, bool) {
 	c := a.NewCursor()
 	n := 0
 	for {
-		_, err := c.Next()
+		rec, err := c.Next()
 		if errors.Is(err, io.EOF) {
 			return n, false
 		}
@@ -71,6 +78,9 @@ func ReadPcpkit(t testing.TB, what, base string) (int, bool) {
 			return n, true
 		}
 		n++
+		if fn != nil {
+			fn(rec)
+		}
 	}
 }
 

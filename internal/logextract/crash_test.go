@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"syscall"
@@ -67,22 +66,6 @@ func makeBenchArchive(t *testing.T, base string, samples int) {
 	}
 }
 
-// buildCommand builds cmd/pmlogextract into dir.
-func buildCommand(t *testing.T, dir string) string {
-	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	exe := filepath.Join(dir, "pmlogextract")
-	cmd := exec.Command(goTool, "build", "-o", exe, "./cmd/pmlogextract")
-	cmd.Dir = testenv.RepoRoot(t)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/pmlogextract: %v\n%s", err, out)
-	}
-	return exe
-}
-
 // crashMode is one set of arguments the kill test runs pmlogextract
 // with, and how long its runs take.
 type crashMode struct {
@@ -136,7 +119,7 @@ func TestExtractCrashSafety(t *testing.T) {
 	}
 	in := filepath.Join(dir, "in")
 	makeBenchArchive(t, in, 1000)
-	exe := buildCommand(t, dir)
+	exe := testenv.BuildCommand(t, "pmlogextract", dir)
 
 	// A plain copy; volumes switched every 300 records (a kill can come
 	// at a volume switch); and each finished volume compressed (-X).

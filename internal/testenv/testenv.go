@@ -26,6 +26,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -656,4 +657,22 @@ func CompareRun(t testing.TB, tool, what string, wantOut, wantErr string, wantRC
 	if wantRC != gotRC {
 		t.Errorf("%s: exit status %d, real %s %d", what, gotRC, tool, wantRC)
 	}
+}
+
+// BuildCommand builds pcpkit's cmd/<name> into dir and returns the
+// binary's path, for tests that run the command as a process (kill
+// tests, side-by-side recordings).
+func BuildCommand(t testing.TB, name, dir string) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	exe := filepath.Join(dir, name)
+	cmd := exec.Command(goTool, "build", "-o", exe, "./cmd/"+name)
+	cmd.Dir = RepoRoot(t)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/%s: %v\n%s", name, err, out)
+	}
+	return exe
 }

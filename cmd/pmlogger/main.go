@@ -1,0 +1,49 @@
+// Command pmlogger records performance metrics from a live source (a
+// pmcd, or pcpkit's built-in /proc collector) into a PCP archive, with
+// the options, configuration language, log file and archive layout of
+// PCP 6.0.3's pmlogger. See pmlogger(1) and docs/pmlogger.md.
+package main
+
+import (
+	"os"
+	"runtime"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pcpkit/pcpkit/collector"
+	"github.com/pcpkit/pcpkit/internal/pmlogger"
+	"github.com/pcpkit/pcpkit/pmcd"
+	"github.com/pcpkit/pcpkit/source"
+)
+
+func main() {
+	// The recorder is one goroutine waiting on a timer and a socket:
+	// with a single P the runtime does not hand it between threads at
+	// every wake-up, which halves its CPU time per sample
+	// (scripts/bench-pmlogger.sh). $GOMAXPROCS still overrides.
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(1)
+	}
+	pmlogger.DialPMCD = func(spec string) (source.Source, error) { return pmcd.Dial(spec) }
+	pmlogger.Builtin = func() (source.Source, error) { return collector.New() }
+	status := 0
+	cmd := &cobra.Command{
+		Use:   "pmlogger [options] archive",
+		Short: "create an archive of performance metric values",
+		// pmlogger's getopt parsing (permutation, abbreviations, its
+		// exact error messages) is reproduced by internal/getopt, so
+		// cobra hands the arguments over untouched.
+		DisableFlagParsing: true,
+		SilenceErrors:      true,
+		SilenceUsage:       true,
+		Run: func(cmd *cobra.Command, args []string) {
+			status = pmlogger.Main(args, os.Stdout, os.Stderr)
+		},
+	}
+	cmd.SetArgs(os.Args[1:])
+	if err := cmd.Execute(); err != nil {
+		os.Stderr.WriteString("pmlogger: " + err.Error() + "\n")
+		os.Exit(1)
+	}
+	os.Exit(status)
+}

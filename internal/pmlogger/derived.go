@@ -1,0 +1,193 @@
+package pmlogger
+
+import (
+	"errors"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/derive"
+	"github.com/pcpkit/pcpkit/pmapi"
+	"github.com/pcpkit/pcpkit/source"
+)
+
+// DerivedSource is a source with derived metrics: the metrics of a
+// derive.Registry (loaded from $PCP_DERIVED_CONFIG or --derived) are
+// looked up, described and fetched as if the source had them, with
+// their live PMIDs 511.c.i; the engine logs them as 511.(2048|c).i.
+// Fetching a derived metric fetches its operands too, but only the
+// metrics asked for are returned (operands are not logged unless the
+// configuration names them).
+type DerivedSource struct {
+	source.Source
+	reg   *derive.Registry
+	ctx   *derive.Context
+	ev    *derive.Evaluator
+	descs map[string]pmapi.Desc // the source's descriptors, by name
+}
+
+// NewDerivedSource wraps src with the derived metrics of reg.
+func NewDerivedSource(src source.Source, reg *derive.Registry) *DerivedSource {
+	d := &DerivedSource{Source: src, reg: reg, descs: map[string]pmapi.Desc{}}
+	d.ctx = reg.NewContext(d.lookup)
+	d.ev = d.ctx.NewEvaluator(derive.EvalOptions{Names: derive.InstNamerFunc(d.instName)})
+	return d
+}
+
+// LoadDerived reads derived metric definitions as libpcp does at start-up
+// ($PCP_DERIVED_CONFIG: unreadable parts skipped) and from --derived
+// FILE (an error), with event.flags and event.missed first, so the
+// configured metrics start at 511.0.3. Messages go to w.
+func LoadDerived(env, file string, w io.Writer) (*derive.Registry, int, error) {
+	reg := derive.NewRegistry(derive.Dialect603)
+	reg.RegisterEventMetrics()
+	reg.LoadEnvConfig(env, w)
+	if file != "" {
+		if _, err := reg.LoadConfig(file, w); err != nil {
+			return nil, 0, err
+		}
+	}
+	return reg, len(reg.Metrics()), nil
+}
+
+// lookup finds a base metric's descriptor in the source.
+func (d *DerivedSource) lookup(name string) (pmapi.Desc, bool) {
+	if desc, ok := d.descs[name]; ok {
+		return desc, desc.PMID != pmapi.PMIDNull
+	}
+	desc := pmapi.Desc{PMID: pmapi.PMIDNull}
+	if pmids, err := d.Source.LookupNames([]string{name}); err == nil && len(pmids) == 1 && pmids[0] != pmapi.PMIDNull {
+		if dd, err := d.Source.Desc(pmids[0]); err == nil {
+			desc = dd
+		}
+	}
+	d.descs[name] = desc
+	return desc, desc.PMID != pmapi.PMIDNull
+}
+
+func (d *DerivedSource) instName(indom pmapi.InDom, inst int32, _ pmapi.Timestamp) (string, bool) {
+	insts, names, err := d.Source.InDom(indom)
+	if err != nil {
+		return "", false
+	}
+	for i, x := range insts {
+		if x == inst && i < len(names) {
+			return names[i], true
+		}
+	}
+	return "", false
+}
+
+// LookupNames resolves names in the source, then among derived metrics.
+func (d *DerivedSource) LookupNames(names []string) ([]pmapi.PMID, error) {
+	pmids, err := d.Source.LookupNames(names)
+	if err != nil {
+		return nil, err
+	}
+	for i, n := range names {
+		if i < len(pmids) && pmids[i] == pmapi.PMIDNull {
+			if p, _, ok := d.ctx.LookupName(n); ok {
+				pmids[i] = p
+			}
+		}
+	}
+	return pmids, nil
+}
+
+// Traverse adds the derived metrics at or below name to the source's.
+func (d *DerivedSource) Traverse(name string) ([]string, error) {
+	names, err := d.Source.Traverse(name)
+	if err != nil && !errors.Is(err, pmapi.ErrName) {
+		return nil, err
+	}
+	var extra []string
+	for _, m := range d.reg.Metrics() {
+		if m.Anon {
+			continue
+		}
+		if m.Name == name || strings.HasPrefix(m.Name, name+".") {
+			extra = append(extra, m.Name)
+		}
+	}
+	sort.Strings(extra)
+	names = append(names, extra...)
+	if len(names) == 0 {
+		return nil, pmapi.ErrName
+	}
+	return names, nil
+}
+
+func (d *DerivedSource) derived(pmid pmapi.PMID) bool {
+	return pmid != pmapi.PMIDNull && pmid.Domain() == derive.DomainDerived
+}
+
+// NamesOf names a derived metric by its definition.
+func (d *DerivedSource) NamesOf(pmid pmapi.PMID) ([]string, error) {
+	if d.derived(pmid) {
+		if m, ok := d.reg.LookupPMID(pmid); ok {
+			return []string{m.Name}, nil
+		}
+		return nil, pmapi.ErrPMID
+	}
+	return d.Source.NamesOf(pmid)
+}
+
+// Desc describes a derived metric from its bound expression.
+func (d *DerivedSource) Desc(pmid pmapi.PMID) (pmapi.Desc, error) {
+	if d.derived(pmid) {
+		return d.ctx.Desc(pmid)
+	}
+	return d.Source.Desc(pmid)
+}
+
+// Labels: derived metrics have none of their own.
+func (d *DerivedSource) Labels(typ uint32, ident uint32) ([]archive.LabelSet, error) {
+	switch typ {
+	case archive.LabelDomain:
+		if ident == derive.DomainDerived {
+			return nil, nil
+		}
+	case archive.LabelItem:
+		if d.derived(pmapi.PMID(ident)) {
+			return nil, nil
+		}
+	}
+	return d.Source.Labels(typ, ident)
+}
+
+// Text: derived metrics have no help text.
+func (d *DerivedSource) Text(typ uint32, ident uint32) (string, error) {
+	if typ&archive.TextPMID != 0 && d.derived(pmapi.PMID(ident)) {
+		return "", pmapi.ErrText
+	}
+	return d.Source.Text(typ, ident)
+}
+
+// Fetch fetches pmids with the operands of the derived ones, and
+// computes those.
+func (d *DerivedSource) Fetch(pmids []pmapi.PMID) (*pmapi.Result, uint32, error) {
+	fetch := d.ev.Prefetch(pmids)
+	res, changes, err := d.Source.Fetch(fetch)
+	if err != nil {
+		return nil, changes, err
+	}
+	out, err := d.ev.Postfetch(pmids, res)
+	return out, changes, err
+}
+
+// Lost passes a Reconnector's answer through.
+func (d *DerivedSource) Lost(err error) bool {
+	if rc, ok := d.Source.(source.Reconnector); ok {
+		return rc.Lost(err)
+	}
+	return false
+}
+
+// Reconnect passes through to the source's Reconnector.
+func (d *DerivedSource) Reconnect() error {
+	if rc, ok := d.Source.(source.Reconnector); ok {
+		return rc.Reconnect()
+	}
+	return errors.New("pmlogger: the source cannot reconnect")
+}

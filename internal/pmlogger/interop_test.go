@@ -1,0 +1,228 @@
+package pmlogger
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/internal/testenv"
+	"github.com/pcpkit/pcpkit/pmapi"
+	"github.com/pcpkit/pcpkit/pmcd"
+)
+
+// interopConfig is recorded side by side by the real pmlogger and by
+// pcpkit's from the local pmcd.
+const interopConfig = `# side by side
+log mandatory on 200 msec {
+    kernel.all.load
+    kernel.all.cpu
+    hinv.ncpu
+    kernel.uname.release
+    mem.util.free
+    disk.dev.read
+    network.interface.in.bytes [ "lo" ]
+    pmcd.pdu_in.total
+    no.such.metric
+}
+log mandatory on once { hinv.physmem }
+log mandatory on 400 msec { kernel.all.nprocs kernel.all.pswitch }
+`
+
+// needPMCD skips unless a pmcd answers locally (or fails with
+// PCP_INTEROP=1).
+func needPMCD(t *testing.T) {
+	t.Helper()
+	c, err := pmcd.Dial("local:")
+	if err != nil {
+		if testenv.Interop() {
+			t.Fatalf("PCP_INTEROP=1 but no local pmcd answers: %v", err)
+		}
+		t.Skipf("no local pmcd answers (%v): skipping (set PCP_INTEROP=1 to make this a failure)", err)
+	}
+	c.Close()
+}
+
+// metaSequence lists the .meta records as "type ident" (the layout the
+// real pmlogger writes: what comes first, what follows what).
+func metaSequence(t *testing.T, path string) []string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab := int(be32(raw))
+	var out []string
+	for off := lab; off+12 <= len(raw); {
+		n := int(be32(raw[off:]))
+		typ := be32(raw[off+4:])
+		var s string
+		switch typ {
+		case archive.MetaDesc:
+			s = fmt.Sprintf("desc %s %x", pmapi.PMID(be32(raw[off+8:])), raw[off+12:off+n-4])
+		case archive.MetaInDomV2:
+			s = "indom " + pmapi.InDom(be32(raw[off+16:])).String()
+		case archive.MetaInDom, archive.MetaInDomDelta:
+			s = fmt.Sprintf("indom%d %s", typ, pmapi.InDom(be32(raw[off+20:])))
+		case archive.MetaLabelV2:
+			s = fmt.Sprintf("label %d %x", be32(raw[off+16:]), be32(raw[off+20:]))
+		case archive.MetaLabel:
+			s = fmt.Sprintf("label %d %x", be32(raw[off+20:]), be32(raw[off+24:]))
+		case archive.MetaText:
+			s = fmt.Sprintf("text %d %x %q", be32(raw[off+8:]), be32(raw[off+12:]), raw[off+16:off+n-4])
+		default:
+			s = fmt.Sprintf("type %d", typ)
+		}
+		out = append(out, s)
+		if n < 12 {
+			t.Fatalf("%s: bad record at %d", path, off)
+		}
+		off += n
+	}
+	return out
+}
+
+// shape is a record's metrics and instances (not its values).
+func shape(r *pmapi.Result) string {
+	var b strings.Builder
+	for _, vs := range r.VSets {
+		fmt.Fprintf(&b, "%s:", vs.PMID)
+		if vs.NumVal < 0 {
+			fmt.Fprintf(&b, "err%d ", vs.NumVal)
+			continue
+		}
+		for _, v := range vs.Values {
+			if vs.PMID.Domain() == 2 && vs.PMID.Cluster() == 3 {
+				fmt.Fprintf(&b, "[pid]")
+			} else {
+				fmt.Fprintf(&b, "[%d]", v.Inst)
+			}
+		}
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+func TestInteropSideBySide(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	real := testenv.RealTool(t, "pmlogger")
+	testenv.RealTool(t, "pmdumplog")
+	needPMCD(t)
+	dir := t.TempDir()
+	exe := testenv.BuildCommand(t, "pmlogger", dir)
+	cfg := filepath.Join(dir, "side.config")
+	os.WriteFile(cfg, []byte(interopConfig), 0o644)
+	for _, version := range []string{"2", "3"} {
+		t.Run("v"+version, func(t *testing.T) {
+			run := func(prog, base string) []byte {
+				_, errb, rc := testenv.RunCommand(t, dir, testenv.RealEnv(), prog, "-V", version, "-c", cfg, "-s", "8", "-t", "200msec", "-l", base+".log", base)
+				if rc != 0 {
+					t.Fatalf("%s: rc %d: %s", prog, rc, errb)
+				}
+				log, _ := os.ReadFile(filepath.Join(dir, base+".log"))
+				return log
+			}
+			rlog := run(real, "real"+version)
+			plog := run(exe, "pcpkit"+version)
+			// The log files: equal but for times, pids and names.
+			norm := func(b []byte, base string) string {
+				s := normalizeLog(string(b))
+				s = strings.ReplaceAll(s, base, "BASE")
+				// Lines only the real tool's cache layer prints.
+				s = regexp.MustCompile(`(?m)^cache_bind\(\).*\n`).ReplaceAllString(s, "")
+				return strings.ReplaceAll(s, cfg, "CONFIG")
+			}
+			if r, p := norm(rlog, "real"+version), norm(plog, "pcpkit"+version); r != p {
+				t.Errorf("log files differ\nreal:\n%s\npcpkit:\n%s", r, p)
+			}
+			rb, pb := filepath.Join(dir, "real"+version), filepath.Join(dir, "pcpkit"+version)
+			// pmdumplog -d: the descriptors and names, identical.
+			rd, _, _ := testenv.RunReal(t, "pmdumplog", "-d", rb)
+			pd, _, _ := testenv.RunReal(t, "pmdumplog", "-d", pb)
+			strip := func(b []byte) string {
+				return regexp.MustCompile(`(?m)^(    commencing|    ending|PID for pmlogger).*\n`).ReplaceAllString(string(b), "")
+			}
+			if strip(rd) != strip(pd) {
+				t.Errorf("pmdumplog -d differs\nreal:\n%s\npcpkit:\n%s", rd, pd)
+			}
+			// The metadata, record by record: the same kinds in the
+			// same order, the same descriptors and help text.
+			rm, pm := metaSequence(t, rb+".meta"), metaSequence(t, pb+".meta")
+			if strings.Join(rm, "\n") != strings.Join(pm, "\n") {
+				t.Errorf("metadata sequences differ\nreal:\n%s\npcpkit:\n%s", strings.Join(rm, "\n"), strings.Join(pm, "\n"))
+			}
+			// Every record: the same metrics and instances.
+			_, rrecs := readRecords(t, rb)
+			_, precs := readRecords(t, pb)
+			if len(rrecs) != len(precs) {
+				t.Errorf("%d records from the real pmlogger, %d from pcpkit", len(rrecs), len(precs))
+			}
+			for i := 0; i < len(rrecs) && i < len(precs); i++ {
+				if r, p := shape(rrecs[i]), shape(precs[i]); r != p {
+					t.Errorf("record %d:\nreal   %s\npcpkit %s", i, r, p)
+				}
+			}
+			// The index: the same entries but for offsets of records
+			// whose values differ in size.
+			ra, _ := archive.Open(rb)
+			pa, _ := archive.Open(pb)
+			if ra != nil && pa != nil {
+				if len(ra.Index()) != len(pa.Index()) {
+					t.Errorf("index: %d entries real, %d pcpkit", len(ra.Index()), len(pa.Index()))
+				}
+				ra.Close()
+				pa.Close()
+			}
+			checkReal(t, pb)
+		})
+	}
+}
+
+// TestInteropDerived records derived metrics side by side from the local
+// pmcd: the same metadata, record by record (511.2048.N descriptors
+// before every record), and the same metrics in every record.
+func TestInteropDerived(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	real := testenv.RealTool(t, "pmlogger")
+	needPMCD(t)
+	dir := t.TempDir()
+	exe := testenv.BuildCommand(t, "pmlogger", dir)
+	conf := filepath.Join(dir, "derived.conf")
+	os.WriteFile(conf, []byte("my.cpu.busy = kernel.all.cpu.user + kernel.all.cpu.sys\nmy.free.pct = 100 * mem.util.free / mem.physmem\nmy.pswitch.rate = rate(kernel.all.pswitch)\n"), 0o644)
+	cfg := filepath.Join(dir, "derived.config")
+	os.WriteFile(cfg, []byte("log mandatory on 200 msec { my.cpu.busy my.free.pct my.pswitch.rate kernel.all.cpu.user }\n"), 0o644)
+	env := testenv.RealEnv("PCP_DERIVED_CONFIG=" + conf)
+	for _, version := range []string{"2", "3"} {
+		bases := map[string]string{}
+		for name, prog := range map[string]string{"real": real, "pcpkit": exe} {
+			base := filepath.Join(dir, name+version)
+			_, errb, rc := testenv.RunCommand(t, dir, env, prog, "-V", version, "-c", cfg, "-s", "5", "-l", base+".log", base)
+			if rc != 0 {
+				t.Fatalf("%s: rc %d: %s", prog, rc, errb)
+			}
+			bases[name] = base
+		}
+		rm, pm := metaSequence(t, bases["real"]+".meta"), metaSequence(t, bases["pcpkit"]+".meta")
+		if strings.Join(rm, "\n") != strings.Join(pm, "\n") {
+			t.Errorf("v%s: metadata sequences differ\nreal:\n%s\npcpkit:\n%s", version, strings.Join(rm, "\n"), strings.Join(pm, "\n"))
+		}
+		_, rrecs := readRecords(t, bases["real"])
+		_, precs := readRecords(t, bases["pcpkit"])
+		if len(rrecs) != len(precs) {
+			t.Errorf("v%s: %d records real, %d pcpkit", version, len(rrecs), len(precs))
+		}
+		for i := 0; i < len(rrecs) && i < len(precs); i++ {
+			if r, p := shape(rrecs[i]), shape(precs[i]); r != p {
+				t.Errorf("v%s record %d:\nreal   %s\npcpkit %s", version, i, r, p)
+			}
+		}
+		checkReal(t, bases["pcpkit"])
+	}
+}

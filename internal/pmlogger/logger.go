@@ -1,0 +1,1146 @@
+// Package pmlogger is pcpkit's recording engine: it fetches fetch groups
+// from a live source (source.Source: a pmcd, the built-in collector, or
+// a fake) on their intervals and writes them into a new PCP archive as
+// PCP 6.0.3's pmlogger does — the prologue and epilogue records,
+// metadata (descriptors, instance domains, labels, help text) before the
+// data that needs it, one write per record, temporal index entries on
+// pmlogger's policy, volume switches and limits, <mark> records after a
+// reconnection or a new PMDA — and reproduces the real tool's command
+// line and log file (Main).
+package pmlogger
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/derive"
+	"github.com/pcpkit/pcpkit/pcptime"
+	"github.com/pcpkit/pcpkit/pmapi"
+	"github.com/pcpkit/pcpkit/source"
+)
+
+// GroupMetric is one metric of a fetch group.
+type GroupMetric struct {
+	Name  string     // the name the configuration gave (after expansion)
+	PMID  pmapi.PMID // as the source knows it
+	Desc  pmapi.Desc
+	Insts []int32 // instances to log; nil logs all of them
+}
+
+// Group is what the real pmlogger calls a task: the metrics logged at one
+// interval. They are fetched in one or more fetch groups (the real tool
+// splits a task where instance profiles conflict); each fetch group is
+// written as its own record, its metrics in descending PMID order, and
+// one tick of the whole group is one sample for -s and -v.
+type Group struct {
+	Interval time.Duration   // 0: logged once
+	Fetches  [][]GroupMetric // the fetch groups, in order
+}
+
+// Once reports whether the group is logged once only.
+func (g *Group) Once() bool { return g.Interval <= 0 }
+
+// Limit is a -s or -v size: a count of samples, a number of bytes or a
+// duration (at most one is set).
+type Limit struct {
+	Samples  int64
+	Bytes    int64
+	Duration time.Duration
+}
+
+// IsZero reports whether no limit is set.
+func (l Limit) IsZero() bool { return l.Samples <= 0 && l.Bytes <= 0 && l.Duration <= 0 }
+
+// Options configure a recording.
+type Options struct {
+	Archive string        // base name of the new archive
+	Source  source.Source // where the values come from
+	Groups  []Group       // the fetch groups, in configuration order
+
+	Version   int    // archive version, 2 or 3 (0: 2)
+	LabelHost string // host name in the label ("": Source.Host())
+	PMCDHost  string // value of pmcd.pmlogger.host ("": "localhost")
+	Port      uint32 // value of pmcd.pmlogger.port (0: 4330)
+	TZ        string // $TZ for the label ("": "UTC")
+	Zoneinfo  string // Version 3 zoneinfo (":Etc/UTC" style), may be ""
+
+	Sync     bool          // fsync every record (--sync)
+	End      Limit         // -s
+	EndTime  time.Time     // -T (zero: none)
+	Volume   Limit         // -v
+	Report   bool          // -r: report record sizes in the log
+	Log      io.Writer     // the log file (nil: discard)
+	Zone     *pcptime.Zone // the time zone of the log's times (nil: local)
+	Now      func() time.Time
+	Signals  <-chan os.Signal  // SIGHUP: new volume; SIGINT/SIGTERM: stop
+	Progress func(records int) // called after each data record is written (tests)
+
+	// Backoff is the wait before each attempt to reconnect a lost
+	// source, the last repeated (nil: $PMCD_RECONNECT_TIMEOUT, a comma
+	// list of seconds, or libpcp's 5,10,20,40,80).
+	Backoff []time.Duration
+
+	// SourceHost names the source in the log's connection messages
+	// ("": Source.Host(), pmcd's host name as the real tool prints it).
+	SourceHost string
+}
+
+// Exit reasons, as the log file names them.
+const (
+	ReasonSamples = "Sample limit reached"
+	ReasonBytes   = "Byte limit reached"
+	ReasonTime    = "End of run time"
+)
+
+// ErrExists is wrapped by Run's error when the archive exists.
+var ErrExists = errors.New("archive exists")
+
+// Stats is what a recording did.
+type Stats struct {
+	Records int    // data records written (prologue, epilogue and marks excluded)
+	Marks   int    // <mark> records
+	Samples int64  // group fetches (the -s count)
+	Volumes int    // data volumes
+	Reason  string // why it stopped: a Reason* or "Caught signal N"
+	Errors  int    // fetches that failed
+}
+
+// The prologue and epilogue metrics (logue.c), with the descriptors the
+// real pmlogger writes for them.
+var (
+	pmidHost    = pmapi.NewPMID(2, 3, 3)
+	pmidPort    = pmapi.NewPMID(2, 3, 0)
+	pmidArchive = pmapi.NewPMID(2, 3, 2)
+	pmidPid     = pmapi.NewPMID(2, 0, 23)
+	pmidSeqnum  = pmapi.NewPMID(2, 0, 24)
+	indomLogger = pmapi.NewInDom(2, 1)
+
+	logueDescs = []struct {
+		name string
+		desc pmapi.Desc
+	}{
+		{"pmcd.pmlogger.host", pmapi.Desc{PMID: pmidHost, Type: pmapi.TypeString, InDom: indomLogger, Sem: pmapi.SemDiscrete}},
+		{"pmcd.pmlogger.port", pmapi.Desc{PMID: pmidPort, Type: pmapi.TypeU32, InDom: indomLogger, Sem: pmapi.SemDiscrete}},
+		{"pmcd.pmlogger.archive", pmapi.Desc{PMID: pmidArchive, Type: pmapi.TypeString, InDom: indomLogger, Sem: pmapi.SemDiscrete}},
+		{"pmcd.pid", pmapi.Desc{PMID: pmidPid, Type: pmapi.TypeU64, InDom: pmapi.InDomNull, Sem: pmapi.SemDiscrete}},
+		{"pmcd.seqnum", pmapi.Desc{PMID: pmidSeqnum, Type: pmapi.TypeU32, InDom: pmapi.InDomNull, Sem: pmapi.SemDiscrete}},
+	}
+)
+
+// group is a Group being logged.
+type group struct {
+	Interval time.Duration
+	fetches  []*fetchGroup
+	next     time.Time
+	done     bool // a "once" group that has been logged
+	reported bool // -r: its sizes have been reported
+	size     int  // -r: bytes of its records
+}
+
+func (g *group) Once() bool { return g.Interval <= 0 }
+
+// fetchGroup is one fetch and record of a group.
+type fetchGroup struct {
+	pmids  []pmapi.PMID // what is fetched (derived operands included)
+	want   []pmapi.PMID // what is logged, descending
+	state  []*mstate    // per PMID of want
+	byPMID map[pmapi.PMID]*GroupMetric
+}
+
+// mstate is what the engine remembers of a metric of a fetch group, so
+// that a sample like the last one costs no map lookups.
+type mstate struct {
+	m         *GroupMetric
+	descDone  bool    // its descriptor is in the archive (never for derived)
+	lastInsts []int32 // instances of its last value set, all in the logged indom
+	indomGen  uint64  // generation of the indom when lastInsts was checked
+}
+
+type span struct{ from, to int }
+
+type labelKey struct{ typ, ident uint32 }
+type textKey struct{ typ, ident uint32 }
+
+// Logger is one recording.
+type Logger struct {
+	o   Options
+	src source.Source
+	w   *archive.Writer
+	log io.Writer
+	pid int32
+
+	groups []*group
+
+	descs    map[pmapi.PMID]bool
+	labels   map[labelKey]bool
+	texts    map[textKey]bool
+	indoms   map[pmapi.InDom]map[int32]bool // the last logged membership
+	indomGen map[pmapi.InDom]uint64         // bumped at each write of an indom
+
+	out        pmapi.Result // the record being written (reused)
+	outVSets   []pmapi.ValueSet
+	outValues  []pmapi.Value
+	spans      []span
+	outMetrics []*mstate // the metric of each value set of out
+	logue      logueVals // the prologue's pmcd.pid and pmcd.seqnum
+
+	lastStamp    pmapi.Timestamp
+	haveStamp    bool
+	disconnected bool
+	backoffStep  int
+	retryAt      time.Time
+
+	volSamples int64
+	volStart   time.Time
+	prevBytes  int64 // data bytes in earlier volumes
+	start      time.Time
+	stats      Stats
+	stop       string
+}
+
+// New checks the options and returns a Logger ready to Run.
+func New(o Options) (*Logger, error) {
+	if o.Source == nil {
+		return nil, errors.New("pmlogger: no source")
+	}
+	if o.Archive == "" {
+		return nil, errors.New("pmlogger: no archive name")
+	}
+	if o.Version == 0 {
+		o.Version = 2
+	}
+	if o.Version != 2 && o.Version != 3 {
+		return nil, fmt.Errorf("pmlogger: archive version %d: must be 2 or 3", o.Version)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Zone == nil {
+		o.Zone = pcptime.LocalZone()
+	}
+	if o.Port == 0 {
+		o.Port = 4330
+	}
+	if o.PMCDHost == "" {
+		o.PMCDHost = "localhost"
+	}
+	if o.TZ == "" {
+		o.TZ = "UTC"
+	}
+	if len(o.Backoff) == 0 {
+		o.Backoff = ReconnectBackoff(os.Getenv("PMCD_RECONNECT_TIMEOUT"))
+	}
+	if o.SourceHost == "" {
+		o.SourceHost = o.Source.Host()
+	}
+	l := &Logger{
+		o:        o,
+		src:      o.Source,
+		log:      o.Log,
+		pid:      int32(os.Getpid()),
+		descs:    map[pmapi.PMID]bool{},
+		labels:   map[labelKey]bool{},
+		texts:    map[textKey]bool{},
+		indoms:   map[pmapi.InDom]map[int32]bool{},
+		indomGen: map[pmapi.InDom]uint64{},
+	}
+	if l.log == nil {
+		l.log = io.Discard
+	}
+	for i := range o.Groups {
+		g := &group{Interval: o.Groups[i].Interval}
+		for _, metrics := range o.Groups[i].Fetches {
+			fg := &fetchGroup{byPMID: map[pmapi.PMID]*GroupMetric{}}
+			ms := append([]GroupMetric(nil), metrics...)
+			sort.SliceStable(ms, func(a, b int) bool { return ms[a].PMID > ms[b].PMID })
+			for j := range ms {
+				m := &ms[j]
+				if _, dup := fg.byPMID[m.PMID]; dup {
+					continue
+				}
+				fg.byPMID[m.PMID] = m
+				fg.want = append(fg.want, m.PMID)
+				fg.state = append(fg.state, &mstate{m: m})
+			}
+			if len(fg.want) == 0 {
+				continue
+			}
+			fg.pmids = fg.want
+			g.fetches = append(g.fetches, fg)
+		}
+		if len(g.fetches) > 0 {
+			l.groups = append(l.groups, g)
+		}
+	}
+	// "once" groups are fetched first, then the others in configuration
+	// order (as the real pmlogger's first records show).
+	sort.SliceStable(l.groups, func(a, b int) bool { return l.groups[a].Once() && !l.groups[b].Once() })
+	return l, nil
+}
+
+// Stats reports what the recording did so far.
+func (l *Logger) Stats() Stats { return l.stats }
+
+// Writer returns the archive writer (nil before Run has created it).
+func (l *Logger) Writer() *archive.Writer { return l.w }
+
+// Start creates the archive and writes the prologue. Run calls it.
+func (l *Logger) Start() error {
+	vals, stamp, _ := l.logueValues()
+	absArchive, err := filepath.Abs(l.o.Archive)
+	if err != nil {
+		absArchive = l.o.Archive
+	}
+	host := l.o.LabelHost
+	if host == "" {
+		host = l.src.Host()
+	}
+	w, err := archive.Create(l.o.Archive, archive.WriterOptions{
+		Version:         l.o.Version,
+		Hostname:        host,
+		TZ:              l.o.TZ,
+		Zoneinfo:        l.o.Zoneinfo,
+		Start:           stamp,
+		SyncEveryRecord: l.o.Sync,
+	})
+	if err != nil {
+		var ee *archive.ExistsError
+		if errors.As(err, &ee) {
+			return &existsError{path: ee.Path, host: host, base: l.o.Archive}
+		}
+		return fmt.Errorf("pmlogger: cannot create archive %s: %w", l.o.Archive, err)
+	}
+	l.w = w
+	l.logue = vals
+	l.start = l.o.Now()
+	l.volStart = l.start
+	l.stats.Volumes = 1
+	if err := l.putLogue(stamp, vals, absArchive, true); err != nil {
+		return err
+	}
+	return nil
+}
+
+// existsError is the archive-exists failure, with the real messages.
+type existsError struct{ path, host, base string }
+
+func (e *existsError) Error() string {
+	return fmt.Sprintf("__pmLogNewFile: \"%s\" already exists, not over-written\n__pmLogCreate(%s, %s, ...): File exists",
+		e.path, e.host, e.base)
+}
+
+func (e *existsError) Unwrap() error { return ErrExists }
+
+type logueVals struct {
+	pid    uint64
+	seqnum uint32
+}
+
+// logueValues fetches pmcd.pid and pmcd.seqnum (0 when the source does
+// not have them, as under pmlogger -o) and the time of the fetch.
+func (l *Logger) logueValues() (logueVals, pmapi.Timestamp, bool) {
+	var v logueVals
+	res, _, err := l.src.Fetch([]pmapi.PMID{pmidPid, pmidSeqnum})
+	if err != nil || res == nil {
+		return v, l.nowStamp(), false
+	}
+	for i := range res.VSets {
+		vs := &res.VSets[i]
+		if vs.NumVal < 1 || len(vs.Values) < 1 {
+			continue
+		}
+		val := &vs.Values[0]
+		switch vs.PMID {
+		case pmidPid:
+			if len(val.Block) == 8 {
+				v.pid = beU64(val.Block)
+			} else if val.Block == nil {
+				v.pid = uint64(uint32(val.Insitu))
+			}
+		case pmidSeqnum:
+			if val.Block == nil {
+				v.seqnum = uint32(val.Insitu)
+			}
+		}
+	}
+	ts := res.Timestamp
+	if ts.Nsec < 0 || ts.Nsec >= 1e9 || ts.Sec <= 0 || (l.o.Version == 2 && ts.Sec > 0x7fffffff) {
+		return v, l.nowStamp(), false
+	}
+	return v, ts, true
+}
+
+func beU64(b []byte) uint64 {
+	var x uint64
+	for _, c := range b[:8] {
+		x = x<<8 | uint64(c)
+	}
+	return x
+}
+
+func putBE64(v uint64) []byte {
+	b := make([]byte, 8)
+	for i := 7; i >= 0; i-- {
+		b[i] = byte(v)
+		v >>= 8
+	}
+	return b
+}
+
+func (l *Logger) nowStamp() pmapi.Timestamp {
+	t := l.o.Now()
+	return pmapi.Timestamp{Sec: t.Unix(), Nsec: int32(t.Nanosecond())}
+}
+
+// putLogue writes the prologue (first) or epilogue record: the five
+// metrics in their fixed order, with their descriptors and the 2.1
+// instance domain before the prologue.
+func (l *Logger) putLogue(stamp pmapi.Timestamp, v logueVals, absArchive string, first bool) error {
+	inst := l.pid
+	if first {
+		for i, d := range logueDescs {
+			if err := l.w.PutDesc(d.desc, []string{d.name}); err != nil {
+				return l.writeErr(err)
+			}
+			l.descs[d.desc.PMID] = true
+			if i == 0 {
+				ir := &archive.InDomRecord{Stamp: stamp, InDom: indomLogger, Insts: []int32{inst}, Names: []string{fmt.Sprint(inst)}}
+				if err := l.w.PutInDom(ir); err != nil {
+					return l.writeErr(err)
+				}
+				l.indoms[indomLogger] = map[int32]bool{inst: true}
+				l.indomGen[indomLogger]++
+			}
+		}
+	}
+	str := func(s string) []byte { return append([]byte(s), 0) }
+	r := &pmapi.Result{Timestamp: stamp, VSets: []pmapi.ValueSet{
+		{PMID: pmidHost, NumVal: 1, ValFmt: pmapi.ValFmtDptr, Values: []pmapi.Value{{Inst: inst, BlockType: pmapi.TypeString, Block: str(l.o.PMCDHost)}}},
+		{PMID: pmidPort, NumVal: 1, Values: []pmapi.Value{{Inst: inst, Insitu: int32(l.o.Port)}}},
+		{PMID: pmidArchive, NumVal: 1, ValFmt: pmapi.ValFmtDptr, Values: []pmapi.Value{{Inst: inst, BlockType: pmapi.TypeString, Block: str(absArchive)}}},
+		{PMID: pmidPid, NumVal: 1, ValFmt: pmapi.ValFmtDptr, Values: []pmapi.Value{{Inst: -1, BlockType: pmapi.TypeU64, Block: putBE64(v.pid)}}},
+		{PMID: pmidSeqnum, NumVal: 1, Values: []pmapi.Value{{Inst: -1, Insitu: int32(v.seqnum)}}},
+	}}
+	if err := l.w.PutResult(r); err != nil {
+		return l.writeErr(err)
+	}
+	l.lastStamp, l.haveStamp = stamp, true
+	return nil
+}
+
+func (l *Logger) writeErr(err error) error {
+	return fmt.Errorf("pmlogger: writing archive %s: %w", l.o.Archive, err)
+}
+
+// Run records until a limit is reached or a stop signal arrives, then
+// writes the epilogue and closes the archive. The error is for the
+// archive (creation or writing); fetch errors are logged and recording
+// goes on.
+func (l *Logger) Run() (Stats, error) {
+	if l.w == nil {
+		if err := l.Start(); err != nil {
+			return l.stats, err
+		}
+	}
+	err := l.loop()
+	if cerr := l.finish(); err == nil {
+		err = cerr
+	}
+	return l.stats, err
+}
+
+// loop runs the timers.
+func (l *Logger) loop() error {
+	now := l.o.Now()
+	for _, g := range l.groups {
+		g.next = now
+	}
+	var endAt time.Time
+	if !l.o.EndTime.IsZero() {
+		endAt = l.o.EndTime
+	}
+	if l.o.End.Duration > 0 {
+		if t := l.start.Add(l.o.End.Duration); endAt.IsZero() || t.Before(endAt) {
+			endAt = t
+		}
+	}
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		// The earliest due group; "once" groups first, then in order.
+		var due *group
+		for _, g := range l.groups {
+			if g.done {
+				continue
+			}
+			if due == nil || g.next.Before(due.next) {
+				due = g
+			}
+		}
+		wake := time.Time{}
+		if due != nil {
+			wake = due.next
+		}
+		if !endAt.IsZero() && (wake.IsZero() || !wake.Before(endAt)) {
+			wake = endAt
+		}
+		var volAt time.Time
+		if l.o.Volume.Duration > 0 {
+			volAt = l.volStart.Add(l.o.Volume.Duration)
+			if wake.IsZero() || volAt.Before(wake) {
+				wake = volAt
+			}
+		}
+		now := l.o.Now()
+		if wake.IsZero() || wake.After(now) {
+			var tc <-chan time.Time
+			if !wake.IsZero() {
+				if !timer.Stop() {
+					select {
+					case <-timer.C:
+					default:
+					}
+				}
+				timer.Reset(wake.Sub(now))
+				tc = timer.C
+			}
+			select {
+			case sig := <-l.o.Signals:
+				if stop := l.signal(sig); stop {
+					return nil
+				}
+				continue
+			case <-tc:
+			}
+			now = l.o.Now()
+		} else {
+			// Never starve the signals.
+			select {
+			case sig := <-l.o.Signals:
+				if stop := l.signal(sig); stop {
+					return nil
+				}
+				continue
+			default:
+			}
+		}
+		if !endAt.IsZero() && !now.Before(endAt) {
+			l.stop = ReasonTime
+			return nil
+		}
+		if !volAt.IsZero() && !now.Before(volAt) {
+			if err := l.newVolume("sample time"); err != nil {
+				return err
+			}
+			continue
+		}
+		if due == nil || now.Before(due.next) {
+			continue
+		}
+		if err := l.tick(due); err != nil {
+			return err
+		}
+		if due.Once() {
+			due.done = true
+		} else {
+			due.next = due.next.Add(due.Interval)
+			if n := l.o.Now(); due.next.Before(n.Add(-due.Interval)) {
+				// Fell behind by more than an interval: skip ahead.
+				due.next = n
+			}
+		}
+		if l.stop != "" {
+			return nil
+		}
+	}
+}
+
+// signal handles one signal; it reports whether to stop.
+func (l *Logger) signal(sig os.Signal) bool {
+	s, _ := sig.(syscall.Signal)
+	switch s {
+	case syscall.SIGHUP:
+		if err := l.newVolume("SIGHUP"); err != nil {
+			l.stop = "write error"
+			return true
+		}
+		return false
+	case syscall.SIGPIPE:
+		return false
+	}
+	l.stop = fmt.Sprintf("Caught signal %d", int(s))
+	return true
+}
+
+// newVolume switches to a new data volume and logs why.
+func (l *Logger) newVolume(why string) error {
+	_, data := l.w.Offsets()
+	before := l.w.Volume()
+	if err := l.w.NewVolume(); err != nil {
+		return l.writeErr(err)
+	}
+	l.volSamples = 0
+	l.volStart = l.o.Now()
+	if l.w.Volume() != before {
+		l.prevBytes += data
+		l.stats.Volumes++
+		fmt.Fprintf(l.log, "New log volume %d, via %s at %s\n", l.w.Volume(), why, zctime(l.o.Zone, l.o.Now()))
+	}
+	return nil
+}
+
+// tick logs one sample of a group and applies the limits.
+func (l *Logger) tick(g *group) error {
+	for _, fg := range g.fetches {
+		if err := l.sample(g, fg); err != nil {
+			return err
+		}
+	}
+	if l.o.Report && !g.reported && g.size > 0 {
+		g.reported = true
+		l.report(g)
+	}
+	l.stats.Samples++
+	l.volSamples++
+	if l.o.End.Samples > 0 && l.stats.Samples >= l.o.End.Samples {
+		l.stop = ReasonSamples
+		return nil
+	}
+	_, data := l.w.Offsets()
+	if l.o.End.Bytes > 0 && l.prevBytes+data >= l.o.End.Bytes {
+		l.stop = ReasonBytes
+		return nil
+	}
+	if l.o.Volume.Samples > 0 && l.volSamples >= l.o.Volume.Samples {
+		return l.newVolume("sample counter")
+	}
+	if l.o.Volume.Bytes > 0 && data >= l.o.Volume.Bytes {
+		return l.newVolume("sample byte size")
+	}
+	return nil
+}
+
+// Sample fetches and logs one sample of group i (of the groups as New
+// ordered them: "once" groups first). It is Run's step, exported for
+// benchmarks and tests that drive the engine without timers.
+func (l *Logger) Sample(i int) error {
+	if i < 0 || i >= len(l.groups) {
+		return fmt.Errorf("pmlogger: no fetch group %d", i)
+	}
+	return l.tick(l.groups[i])
+}
+
+// sample fetches a group and writes its record (metadata first).
+func (l *Logger) sample(g *group, fg *fetchGroup) error {
+	if l.disconnected {
+		if !l.reconnect() {
+			return nil
+		}
+	}
+	res, changes, err := l.src.Fetch(fg.pmids)
+	if err != nil {
+		l.stats.Errors++
+		// As the real pmlogger's disconnect() reports them.
+		if rc, ok := l.src.(source.Reconnector); ok && rc.Lost(err) {
+			fmt.Fprintf(l.log, "pmlogger: Lost connection to PMCD on \"%s\" at %s\n", l.o.SourceHost, zctime(l.o.Zone, l.o.Now()))
+			l.disconnected = true
+			l.backoffStep = 0
+			l.retryAt = l.o.Now().Add(l.o.Backoff[0])
+			return nil
+		}
+		fmt.Fprintf(l.log, "pmlogger: Error: %s\n", strerr(err))
+		return nil
+	}
+	if changes&1 != 0 { // PMCD_ADD_AGENT
+		if err := l.putMark(); err != nil {
+			return err
+		}
+	}
+	r, err := l.select_(fg, res)
+	if err != nil {
+		l.stats.Errors++
+		fmt.Fprintf(l.log, "pmlogger: bad result from the source, sample dropped: %v\n", err)
+		return nil
+	}
+	if len(r.VSets) == 0 {
+		return nil
+	}
+	for i := range r.VSets {
+		if err := l.meta(l.outMetrics[i], &r.VSets[i], r.Timestamp); err != nil {
+			return err
+		}
+	}
+	vol := l.w.Volume()
+	_, before := l.w.Offsets()
+	if err := l.w.PutResult(r); err != nil {
+		if errors.Is(err, archive.ErrEncode) {
+			// Values the source sent that cannot be encoded: the
+			// sample is dropped, the recording goes on.
+			l.stats.Errors++
+			fmt.Fprintf(l.log, "pmlogger: bad result from the source, sample dropped: %v\n", err)
+			return nil
+		}
+		return l.writeErr(err)
+	}
+	l.lastStamp, l.haveStamp = r.Timestamp, true
+	l.stats.Records++
+	if l.o.Report && !g.reported {
+		_, after := l.w.Offsets()
+		if l.w.Volume() != vol {
+			before = int64((&archive.Label{Version: l.o.Version}).Size())
+		}
+		g.size += int(after - before)
+	}
+	if l.o.Progress != nil {
+		l.o.Progress(l.stats.Records)
+	}
+	return nil
+}
+
+// reconnect tries to re-establish a lost source when the back-off
+// allows; after success it writes a <mark>.
+func (l *Logger) reconnect() bool {
+	now := l.o.Now()
+	if now.Before(l.retryAt) {
+		return false
+	}
+	rc, ok := l.src.(source.Reconnector)
+	if !ok {
+		return false
+	}
+	if err := rc.Reconnect(); err != nil {
+		if l.backoffStep+1 < len(l.o.Backoff) {
+			l.backoffStep++
+		}
+		l.retryAt = now.Add(l.o.Backoff[l.backoffStep])
+		return false
+	}
+	l.disconnected = false
+	fmt.Fprintf(l.log, "pmlogger: re-established connection to PMCD on \"%s\" at %s\n", l.o.SourceHost, zctime(l.o.Zone, now))
+	// The real tool then checks that no metric changed its PMID or
+	// descriptor; pcpkit says so as it does and goes on (see
+	// docs/pmlogger.md).
+	fmt.Fprintf(l.log, "pmlogger: Validating metrics after PMCD state changed at %s\n", zctime(l.o.Zone, l.o.Now()))
+	if err := l.putMark(); err != nil {
+		fmt.Fprintf(l.log, "pmlogger: %v\n", err)
+		return false
+	}
+	return true
+}
+
+// putMark writes a <mark> 1 ms after the last record.
+func (l *Logger) putMark() error {
+	if !l.haveStamp {
+		return nil
+	}
+	t := l.lastStamp.Add(1e6)
+	if err := l.w.PutMark(t); err != nil {
+		return l.writeErr(err)
+	}
+	l.lastStamp = t
+	l.stats.Marks++
+	return nil
+}
+
+// select_ builds the record from a fetched result: the group's metrics
+// in its (descending) order, instances filtered to those asked for. It
+// checks what the source sent, so a malformed result is refused, never
+// written.
+func (l *Logger) select_(g *fetchGroup, res *pmapi.Result) (*pmapi.Result, error) {
+	if res == nil {
+		return nil, errors.New("no result")
+	}
+	ts := res.Timestamp
+	if ts.Nsec < 0 || ts.Nsec >= 1e9 || ts.Sec < 0 {
+		return nil, fmt.Errorf("bad timestamp %d.%09d", ts.Sec, ts.Nsec)
+	}
+	if l.o.Version == 2 && ts.Sec > 0x7fffffff {
+		return nil, fmt.Errorf("timestamp %d does not fit a version 2 archive", ts.Sec)
+	}
+	l.outVSets = l.outVSets[:0]
+	l.outMetrics = l.outMetrics[:0]
+	l.outValues = l.outValues[:0]
+	sp := l.spans[:0]
+	for k, pmid := range g.want {
+		var vs *pmapi.ValueSet
+		if k < len(res.VSets) && res.VSets[k].PMID == pmid {
+			vs = &res.VSets[k]
+		} else {
+			for j := range res.VSets {
+				if res.VSets[j].PMID == pmid {
+					vs = &res.VSets[j]
+					break
+				}
+			}
+		}
+		if vs == nil {
+			continue
+		}
+		ms := g.state[k]
+		m := ms.m
+		out := pmapi.ValueSet{PMID: loggedPMID(pmid), NumVal: vs.NumVal, ValFmt: vs.ValFmt}
+		if vs.NumVal > 0 {
+			if int(vs.NumVal) != len(vs.Values) {
+				return nil, fmt.Errorf("metric %s: %d values, numval %d", pmid, len(vs.Values), vs.NumVal)
+			}
+			if vs.ValFmt != pmapi.ValFmtInsitu && vs.ValFmt != pmapi.ValFmtDptr && vs.ValFmt != pmapi.ValFmtSptr {
+				return nil, fmt.Errorf("metric %s: value format %d", pmid, vs.ValFmt)
+			}
+			if m.Desc.InDom == pmapi.InDomNull && vs.NumVal != 1 {
+				return nil, fmt.Errorf("metric %s: %d values for a metric with no instance domain", pmid, vs.NumVal)
+			}
+			from := len(l.outValues)
+			for i := range vs.Values {
+				v := &vs.Values[i]
+				if vs.ValFmt != pmapi.ValFmtInsitu && (v.Block == nil || len(v.Block) > 1<<24-5) {
+					return nil, fmt.Errorf("metric %s: instance %d: bad value block", pmid, v.Inst)
+				}
+				if m.Insts != nil && !containsInst(m.Insts, v.Inst) {
+					continue
+				}
+				l.outValues = append(l.outValues, *v)
+			}
+			out.NumVal = int32(len(l.outValues) - from)
+			sp = append(sp, span{from, len(l.outValues)})
+			if out.NumVal == 0 {
+				out.ValFmt = 0
+			}
+		} else {
+			sp = append(sp, span{-1, -1})
+		}
+		l.outVSets = append(l.outVSets, out)
+		l.outMetrics = append(l.outMetrics, ms)
+	}
+	l.spans = sp
+	for i := range l.outVSets {
+		if s := sp[i]; s.from >= 0 {
+			l.outVSets[i].Values = l.outValues[s.from:s.to:s.to]
+		}
+	}
+	l.out = pmapi.Result{Timestamp: ts, VSets: l.outVSets}
+	return &l.out, nil
+}
+
+// ReconnectBackoff parses $PMCD_RECONNECT_TIMEOUT as libpcp does: a
+// comma-separated list of positive whole seconds; anything else gives
+// the default 5,10,20,40,80.
+func ReconnectBackoff(spec string) []time.Duration {
+	def := []time.Duration{5 * time.Second, 10 * time.Second, 20 * time.Second, 40 * time.Second, 80 * time.Second}
+	if spec == "" {
+		return def
+	}
+	var out []time.Duration
+	for _, f := range strings.Split(spec, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return def
+		}
+		out = append(out, time.Duration(n)*time.Second)
+	}
+	return out
+}
+
+// loggedPMID is the PMID a metric is logged under: a derived metric's
+// 511.c.i becomes 511.(2048|c).i, as the real pmlogger writes it.
+func loggedPMID(p pmapi.PMID) pmapi.PMID {
+	if derive.IsDerived(p) {
+		return derive.Remap(p)
+	}
+	return p
+}
+
+func containsInst(list []int32, inst int32) bool {
+	for _, x := range list {
+		if x == inst {
+			return true
+		}
+	}
+	return false
+}
+
+// meta writes what the value set needs before its record: the
+// descriptor with its names, labels and help text the first time the
+// metric is logged, and its instance domain when the result holds an
+// instance the last logged one does not.
+func (l *Logger) meta(ms *mstate, vs *pmapi.ValueSet, stamp pmapi.Timestamp) error {
+	m := ms.m
+	desc := m.Desc
+	desc.PMID = vs.PMID // remapped for a derived metric
+	if !ms.descDone && l.descs[m.PMID] {
+		ms.descDone = true
+	}
+	if !ms.descDone {
+		names := l.names(m)
+		if err := l.w.PutDesc(desc, names); err != nil {
+			return l.writeErr(err)
+		}
+		// The real pmlogger looks a derived metric's descriptor up under
+		// its live PMID (511.0.N) but logs it under 511.(2048+c).N, so
+		// it never finds it and writes it again with every record.
+		l.descs[m.PMID] = !derive.IsDerived(m.PMID)
+		ms.descDone = l.descs[m.PMID]
+		if err := l.manageLabels(desc, stamp, false); err != nil {
+			return err
+		}
+		if err := l.manageText(desc); err != nil {
+			return err
+		}
+	}
+	if desc.InDom == pmapi.InDomNull || vs.NumVal <= 0 {
+		return nil
+	}
+	// The same instances as last time, all in the indom as it was
+	// then logged: nothing to check.
+	gen := l.indomGen[desc.InDom]
+	if ms.indomGen == gen && gen != 0 && len(ms.lastInsts) == len(vs.Values) {
+		same := true
+		for i := range vs.Values {
+			if vs.Values[i].Inst != ms.lastInsts[i] {
+				same = false
+				break
+			}
+		}
+		if same {
+			return nil
+		}
+	}
+	known := l.indoms[desc.InDom]
+	need := known == nil
+	for i := 0; !need && i < len(vs.Values); i++ {
+		need = !known[vs.Values[i].Inst]
+	}
+	if !need {
+		ms.remember(vs, gen)
+		return nil
+	}
+	insts, names, err := l.src.InDom(desc.InDom)
+	if err != nil || len(insts) != len(names) {
+		fmt.Fprintf(l.log, "pmGetInDom(%s): %v\n", desc.InDom, err)
+		return nil
+	}
+	ir := &archive.InDomRecord{Stamp: stamp, InDom: desc.InDom, Insts: insts, Names: names}
+	if err := l.w.PutInDom(ir); err != nil {
+		if errors.Is(err, archive.ErrEncode) {
+			fmt.Fprintf(l.log, "pmGetInDom(%s): %v\n", desc.InDom, err)
+			return nil
+		}
+		return l.writeErr(err)
+	}
+	l.indomGen[desc.InDom]++
+	// (lastInsts is left stale: the next sample checks against the new
+	// membership.)
+	set := make(map[int32]bool, len(insts))
+	for _, x := range insts {
+		set[x] = true
+	}
+	l.indoms[desc.InDom] = set
+	return l.manageLabels(desc, stamp, true)
+}
+
+// remember notes the instances of a value set found in the logged
+// instance domain of generation gen.
+func (ms *mstate) remember(vs *pmapi.ValueSet, gen uint64) {
+	ms.lastInsts = ms.lastInsts[:0]
+	for i := range vs.Values {
+		ms.lastInsts = append(ms.lastInsts, vs.Values[i].Inst)
+	}
+	ms.indomGen = gen
+}
+
+// names are the metric's names from the source, plus the configured
+// name when the source does not list it.
+func (l *Logger) names(m *GroupMetric) []string {
+	names, err := l.src.NamesOf(m.PMID)
+	if err != nil {
+		names = nil
+	}
+	for _, n := range names {
+		if n == m.Name {
+			return names
+		}
+	}
+	if m.Name != "" {
+		names = append(names, m.Name)
+	}
+	return names
+}
+
+// manageLabels writes each label set not logged yet, in the real
+// pmlogger's order: context, domain, indom, cluster, item, instances
+// (only instances after an instance domain was written).
+func (l *Logger) manageLabels(desc pmapi.Desc, stamp pmapi.Timestamp, onlyInstances bool) error {
+	types := []uint32{archive.LabelContext, archive.LabelDomain, archive.LabelInDom, archive.LabelCluster, archive.LabelItem, archive.LabelInstances}
+	if onlyInstances {
+		types = types[5:]
+	}
+	ident := uint32(0xffffffff)
+	for _, typ := range types {
+		switch typ {
+		case archive.LabelInDom, archive.LabelInstances:
+			if desc.InDom == pmapi.InDomNull {
+				continue
+			}
+			ident = uint32(desc.InDom)
+		case archive.LabelDomain:
+			ident = desc.PMID.Domain()
+		case archive.LabelCluster:
+			// As pmlogger 6.0.3 computes it: from the ident of the
+			// previous step (the indom, or the domain number), not
+			// from the PMID.
+			p := pmapi.PMID(ident)
+			ident = uint32(pmapi.NewPMID(p.Domain(), p.Cluster(), 0))
+		case archive.LabelItem:
+			ident = uint32(desc.PMID)
+		default:
+			ident = 0xffffffff
+		}
+		k := labelKey{typ, ident}
+		if l.labels[k] {
+			continue
+		}
+		sets, err := l.src.Labels(typ, ident)
+		if err != nil {
+			continue
+		}
+		// Asked once: none now means none (the real pmlogger asks
+		// again for each new metric, with the same answer).
+		l.labels[k] = true
+		if len(sets) == 0 {
+			continue
+		}
+		if err := l.w.PutLabels(&archive.LabelRecord{Stamp: stamp, Type: typ, Ident: ident, Sets: sets}); err != nil {
+			if errors.Is(err, archive.ErrEncode) {
+				// Label sets the source sent malformed: left out.
+				fmt.Fprintf(l.log, "pmlogger: label sets (type %d, ident %#x) not logged: %v\n", typ, ident, err)
+				continue
+			}
+			return l.writeErr(err)
+		}
+	}
+	return nil
+}
+
+// manageText writes help text: one-line for the PMID and the indom,
+// then long help for both, each once.
+func (l *Logger) manageText(desc pmapi.Desc) error {
+	for _, tt := range []uint32{archive.TextOneLine, archive.TextHelp} {
+		for _, it := range []uint32{archive.TextPMID, archive.TextInDom} {
+			ident := uint32(desc.PMID)
+			if it == archive.TextInDom {
+				if desc.InDom == pmapi.InDomNull {
+					continue
+				}
+				ident = uint32(desc.InDom)
+			}
+			k := textKey{tt | it, ident}
+			if l.texts[k] {
+				continue
+			}
+			text, err := l.src.Text(tt|it, ident)
+			if err != nil {
+				continue
+			}
+			l.texts[k] = true
+			if err := l.w.PutText(&archive.HelpText{Type: tt | it, Ident: ident, Text: text}); err != nil {
+				return l.writeErr(err)
+			}
+		}
+	}
+	return nil
+}
+
+// report writes the -r line of a group after its first record.
+func (l *Logger) report(g *group) {
+	n, dm := 0, 0
+	for _, fg := range g.fetches {
+		n += len(fg.want)
+		for _, p := range fg.want {
+			if p.Domain() == 511 {
+				dm++
+			}
+		}
+	}
+	if n > 1 {
+		fmt.Fprintf(l.log, "\nGroup [%d metrics", n)
+		if dm > 0 {
+			fmt.Fprintf(l.log, ", %d derived", dm)
+		}
+		fmt.Fprintf(l.log, "] {\n")
+	} else {
+		fmt.Fprintf(l.log, "\nMetric ")
+	}
+	for _, fg := range g.fetches {
+		for _, p := range fg.want {
+			name := fg.byPMID[p].Name
+			if name == "" {
+				name = p.String()
+			}
+			if n > 1 {
+				fmt.Fprintf(l.log, "\t%s\n", name)
+			} else {
+				fmt.Fprintf(l.log, "%s", name)
+			}
+		}
+	}
+	if n > 1 {
+		fmt.Fprintf(l.log, "}")
+	}
+	fmt.Fprintf(l.log, " logged ")
+	if g.Once() {
+		fmt.Fprintf(l.log, "once: %d bytes\n", g.size)
+		return
+	}
+	sec := g.Interval.Seconds()
+	if g.Interval%time.Second == 0 {
+		fmt.Fprintf(l.log, "every %d sec: %d bytes ", int64(sec), g.size)
+	} else {
+		fmt.Fprintf(l.log, "every %.3f sec: %d bytes ", sec, g.size)
+	}
+	fmt.Fprintf(l.log, "or %.2f Mbytes/day\n", float64(g.size)*24*60*60/(1024*1024*sec))
+}
+
+// finish writes the epilogue (stamped by a last fetch of pmcd.pid and
+// pmcd.seqnum, or 1 ms after the last record), and closes the archive.
+func (l *Logger) finish() error {
+	if l.w == nil {
+		return errors.New("pmlogger: the archive is not open")
+	}
+	vals, stamp, ok := l.logue, l.lastStamp.Add(1e6), false
+	if !l.disconnected {
+		var v logueVals
+		var t pmapi.Timestamp
+		if v, t, ok = l.logueValues(); ok && l.lastStamp.Before(t) {
+			vals, stamp = v, t
+		}
+	}
+	abs, aerr := filepath.Abs(l.o.Archive)
+	if aerr != nil {
+		abs = l.o.Archive
+	}
+	err := l.putLogue(stamp, vals, abs, false)
+	if cerr := l.w.Close(); err == nil && cerr != nil {
+		err = l.writeErr(cerr)
+	}
+	l.stats.Reason = l.stop
+	return err
+}
+
+// Finish writes the epilogue and closes the archive, for callers that
+// drive the engine with Sample instead of Run.
+func (l *Logger) Finish() (Stats, error) {
+	err := l.finish()
+	l.w = nil
+	return l.stats, err
+}
+
+// Reason is the stop reason of a finished run ("" while running).
+func (l *Logger) Reason() string { return l.stop }

@@ -1,0 +1,646 @@
+package pmlogger
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/pcpkit/pcpkit/internal/getopt"
+	"github.com/pcpkit/pcpkit/internal/loggerconf"
+	"github.com/pcpkit/pcpkit/internal/pmlogger/fakesource"
+	"github.com/pcpkit/pcpkit/pcptime"
+	"github.com/pcpkit/pcpkit/pmapi"
+	"github.com/pcpkit/pcpkit/source"
+)
+
+// shortOpts is pmlogger 6.0.3's option string.
+const shortOpts = "c:CD:fh:H:I:l:K:Lm:Nn:op:Prs:T:t:uU:v:V:x:y?"
+
+// Codes of pcpkit's long-only options.
+const (
+	optBuiltin = 1000 + iota
+	optDerived
+	optSync
+)
+
+// longOpts is the real tool's table, in its order (abbreviations and
+// ambiguity messages depend on it), then pcpkit's extensions, which
+// match only when spelled in full.
+var longOpts = []getopt.Long{
+	{Name: "config", HasArg: true, Short: 'c'},
+	{Name: "check", Short: 'C'},
+	{Name: "debug", HasArg: true, Short: 'D'},
+	{Name: "host", HasArg: true, Short: 'h'},
+	{Name: "labelhost", HasArg: true, Short: 'H'},
+	{Name: "pmlc-ipc-version", HasArg: true, Short: 'I'},
+	{Name: "log", HasArg: true, Short: 'l'},
+	{Name: "linger", Short: 'L'},
+	{Name: "note", HasArg: true, Short: 'm'},
+	{Name: "spec-local", HasArg: true, Short: 'K'},
+	{Name: "local-PMDA", Short: 'o'},
+	{Name: "namespace", HasArg: true, Short: 'n'},
+	{Name: "notify", Short: 'N'},
+	{Name: "PID", HasArg: true, Short: 'p'},
+	{Name: "primary", Short: 'P'},
+	{Name: "report", Short: 'r'},
+	{Name: "size", HasArg: true, Short: 's'},
+	{Name: "interval", HasArg: true, Short: 't'},
+	{Name: "finish", HasArg: true, Short: 'T'},
+	{Name: "username", HasArg: true, Short: 'U'},
+	{Name: "volsize", HasArg: true, Short: 'v'},
+	{Name: "version", HasArg: true, Short: 'V'},
+	{Name: "help", Short: '?'},
+	{Name: "builtin", Short: optBuiltin, Exact: true},
+	{Name: "derived", HasArg: true, Short: optDerived, Exact: true},
+	{Name: "sync", Short: optSync, Exact: true},
+}
+
+const usage = `Usage: pmlogger [options] archive
+
+Options:
+  -c FILE, --config=FILE
+                        file to load configuration from
+  -C, --check           parse configuration and exit
+  -h HOST, --host=HOST  metrics source is PMCD on host
+  -H LABELHOST, --labelhost=LABELHOST
+                        override the hostname written into the label
+  -I VERSION, --pmlc-ipc-version=VERSION
+                        set IPC version for pmlc port [defaily LOG_PDU_VERSION]
+  -l FILE, --log=FILE   redirect diagnostics and trace output
+  -L, --linger          run even if not primary logger instance and nothing to log
+  -m MSG, --note=MSG    descriptive note to be added to the port map file
+  -K SPEC, --spec-local=SPEC
+                        optional additional PMDA spec for local connection
+  -o, --local-PMDA      metrics sourced without connecting to pmcd
+  -n FILE, --namespace=FILE
+                        use an alternative PMNS
+  -N, --notify          notify service manager (if any) when started and ready
+  -p PID, --PID=PID     Log specified metric for the lifetime of the pid
+  -P, --primary         execute as primary logger instance
+  -r, --report          report record sizes and archive growth rate
+  -s SIZE, --size=SIZE  terminate after endsize has been accumulated
+  -t DELTA, --interval=DELTA
+                        default logging interval [default 60.0 seconds]
+  -T TIME, --finish=TIME
+                        end of the time window
+  -u                    output is unbuffered [default now, so -u is a no-op]
+  -U USER, --username=USER
+                        in daemon mode, run as named user [default pcp]
+  -v SIZE, --volsize=SIZE
+                        switch log volumes after size has been accumulated
+  -V NUM, --version=NUM version for archive (default and only version is 2)
+  -x FD                 control file descriptor for running from pmRecordControl(3)
+  -y                    set timezone for times to local time rather than from PMCD host
+  -?, --help            show this usage message and exit
+`
+
+// Hooks for the live sources other packages provide (set by
+// cmd/pmlogger): DialPMCD connects to a pmcd ("local:", "host",
+// "host:port", "unix:"), Builtin starts the built-in /proc collector.
+var (
+	DialPMCD func(spec string) (source.Source, error)
+	Builtin  func() (source.Source, error)
+)
+
+// FakeEnv is the environment variable that makes the command record from
+// fakesource instead of a live source (for pcpkit's own tests; see
+// docs/pmlogger.md): its value is the fake clock step ("real" for the
+// wall clock). FakeProgressEnv set to 1 makes it print the number of data
+// records written on stdout after each one.
+const (
+	FakeEnv         = "PCPKIT_PMLOGGER_FAKE"
+	FakeProgressEnv = "PCPKIT_PMLOGGER_PROGRESS"
+)
+
+// cliOptions are the command line's settings.
+type cliOptions struct {
+	config, host, labelHost, logFile string
+	logSet, check, report, sync      bool
+	builtin, localTZ                 bool
+	derived                          string
+	version                          int
+	interval                         time.Duration
+	end, vol                         Limit
+	finish                           string
+	finishSet                        bool
+	errors                           int
+}
+
+// parseSize is pmlogger's ParseSize: a positive sample count, a byte
+// size (b, K, M, G with their spellings, after lower-casing the suffix
+// and dropping one trailing "s"), or an interval. It returns the
+// argument as the real tool prints it in its error (modified in place
+// by that parsing).
+func parseSize(arg string) (Limit, string, bool) {
+	i := 0
+	for i < len(arg) && (arg[i] == ' ' || arg[i] >= '\t' && arg[i] <= '\r') {
+		i++
+	}
+	j := i
+	if j < len(arg) && (arg[j] == '+' || arg[j] == '-') {
+		j++
+	}
+	k := j
+	for k < len(arg) && arg[k] >= '0' && arg[k] <= '9' {
+		k++
+	}
+	var x int64
+	if k > j {
+		v, err := strconv.ParseInt(arg[j:k], 10, 64)
+		if err != nil {
+			v = 1<<63 - 1
+		}
+		x = v
+		if arg[i] == '-' {
+			x = -x
+		}
+	} else {
+		k = 0
+	}
+	if x <= 0 {
+		return Limit{}, arg, false
+	}
+	if k == len(arg) {
+		return Limit{Samples: x}, arg, true
+	}
+	// A number followed by something else.
+	suf := strings.ToLower(arg[k:])
+	if strings.HasSuffix(suf, "s") {
+		suf = suf[:len(suf)-1]
+	}
+	shown := arg[:k] + suf
+	switch suf {
+	case "b", "byte":
+		return Limit{Bytes: x}, shown, true
+	case "k", "kb", "kib", "kbyte", "kibibyte", "kilobyte":
+		return Limit{Bytes: x * 1024}, shown, true
+	case "m", "mb", "mib", "mbyte", "mebibyte", "megabyte":
+		return Limit{Bytes: x * 1024 * 1024}, shown, true
+	case "g", "gb", "gib", "gbyte", "gibibyte", "gigabyte":
+		return Limit{Bytes: x * 1024 * 1024 * 1024}, shown, true
+	}
+	sec, nsec, _, err := pcptime.ParseInterval(shown)
+	if err != nil || sec < 0 {
+		return Limit{}, shown, false
+	}
+	return Limit{Duration: time.Duration(sec)*time.Second + time.Duration(nsec)}, shown, true
+}
+
+// subSecond drops a duration under one second: pmlogger 6.0.3 arms its
+// -s and -v timers only when tv_sec > 0.
+func subSecond(l Limit) Limit {
+	if l.Duration > 0 && l.Duration < time.Second {
+		l.Duration = 0
+	}
+	return l
+}
+
+func (o *cliOptions) parse(args []string, stderr, pending *strings.Builder) []string {
+	o.version = 2
+	if v := os.Getenv("PCP_ARCHIVE_VERSION"); v != "" {
+		if n, err := strconv.Atoi(v); err == nil && (n == 2 || n == 3) {
+			o.version = n
+		}
+	}
+	o.interval = 60 * time.Second
+	evs, operands := getopt.ParseEvents(args, shortOpts, longOpts)
+	for _, ev := range evs {
+		if ev.Err != "" {
+			fmt.Fprintf(stderr, "pmlogger: %s\n", ev.Err)
+			o.errors++
+			continue
+		}
+		arg := ev.Arg
+		switch ev.Short {
+		case 'c':
+			o.config = arg
+		case 'C':
+			o.check = true
+		case 'h':
+			o.host = arg
+		case 'H':
+			o.labelHost = arg
+		case 'l':
+			o.logFile, o.logSet = arg, true
+		case 'r':
+			o.report = true
+		case 's':
+			l, shown, ok := parseSize(arg)
+			if !ok {
+				fmt.Fprintf(pending, "pmlogger: illegal size argument '%s' for exit size\n", shown)
+				o.errors++
+				continue
+			}
+			o.end = subSecond(l)
+		case 'v':
+			l, shown, ok := parseSize(arg)
+			if !ok {
+				fmt.Fprintf(pending, "pmlogger: illegal size argument '%s' for volume size\n", shown)
+				o.errors++
+				continue
+			}
+			o.vol = subSecond(l)
+		case 't':
+			sec, nsec, _, err := pcptime.ParseInterval(arg)
+			if err != nil {
+				msg := ""
+				var pe *pcptime.ParseError
+				if errors.As(err, &pe) {
+					msg = pe.Message()
+				}
+				fmt.Fprintf(pending, "pmlogger: illegal -t argument\n%s", msg)
+				o.errors++
+				continue
+			}
+			o.interval = time.Duration(sec)*time.Second + time.Duration(nsec)
+		case 'T':
+			o.finish, o.finishSet = arg, true
+		case 'V':
+			n, err := strconv.Atoi(strings.TrimSpace(arg))
+			if err != nil || (n != 2 && n != 3) {
+				fmt.Fprintf(pending, "pmlogger: -V requires a version number of 2 or 3\n")
+				o.errors++
+				continue
+			}
+			o.version = n
+		case 'x':
+			if n, err := strconv.Atoi(arg); err != nil || n < 0 {
+				fmt.Fprintf(pending, "pmlogger: -x requires a non-negative numeric argument\n")
+				o.errors++
+			}
+		case 'y':
+			o.localTZ = true
+		case '?':
+			o.errors++
+		case optBuiltin:
+			o.builtin = true
+		case optDerived:
+			o.derived = arg
+		case optSync:
+			o.sync = true
+		default:
+			// -D -f -I -K -L -m -n -N -o -p -P -u -U: accepted; see
+			// docs/pmlogger.md for what pcpkit does with them.
+		}
+	}
+	if o.errors == 0 && !o.check {
+		switch {
+		case len(operands) == 0:
+			fmt.Fprintf(pending, "pmlogger: insufficient arguments\n")
+			o.errors++
+		case len(operands) > 1:
+			fmt.Fprintf(pending, "pmlogger: too many arguments\n")
+			o.errors++
+		}
+	}
+	return operands
+}
+
+// Main runs the pmlogger command with args (without the program name)
+// and returns its exit status. Signals (SIGHUP, SIGINT, SIGTERM) are
+// handled while it records.
+func Main(args []string, stdout, stderr io.Writer) int {
+	var errb, pending strings.Builder
+	o := &cliOptions{}
+	operands := o.parse(args, &errb, &pending)
+	if o.errors > 0 {
+		io.WriteString(stderr, errb.String())
+		io.WriteString(stderr, pending.String())
+		io.WriteString(stderr, usage)
+		return 1
+	}
+	io.WriteString(stderr, errb.String())
+	zone := pcptime.LocalZone()
+	now := time.Now
+	pid := os.Getpid()
+
+	// The log file.
+	var log io.Writer = stderr
+	var logf *os.File
+	header := !o.check
+	if o.check && !o.logSet {
+		header = false
+	} else if o.logFile != "-" {
+		name := o.logFile
+		if !o.logSet {
+			name = "pmlogger.log"
+		}
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		if err != nil {
+			fmt.Fprintf(stderr, "pmlogger: cannot open log \"%s\" for writing : %s\n", name, strerr(err))
+			if header {
+				fmt.Fprintf(stderr, "Log for pmlogger on %s started %s\n\n", localHost(), zctime(zone, now()))
+				fmt.Fprintf(stderr, "pmlogger: Warning: log file (%s) creation failed\n", name)
+				header = false
+			}
+		} else {
+			logf = f
+			log = f
+			defer f.Close()
+		}
+	}
+	if header {
+		fmt.Fprintf(log, "Log for pmlogger on %s started %s\n\n", localHost(), zctime(zone, now()))
+	}
+	finished := func(status int) int {
+		if !o.check {
+			fmt.Fprintf(log, "\nLog finished %s\n", zctime(zone, now()))
+		}
+		if logf != nil {
+			logf.Sync()
+		}
+		return status
+	}
+	fmt.Fprintf(log, "[%s] pmlogger(%d) Info: Start\n", zshort(zone, now()), pid)
+
+	// The source.
+	src, via, err := openSource(o, log, stderr)
+	if err != nil {
+		fmt.Fprintf(log, "%v\n", err)
+		return finished(1)
+	}
+	defer src.Close()
+	if env := os.Getenv("PCP_DERIVED_CONFIG"); env != "" || o.derived != "" {
+		reg, _, err := LoadDerived(env, o.derived, log)
+		if err != nil {
+			fmt.Fprintf(log, "pmlogger: cannot load derived metrics from \"%s\": %s\n", o.derived, strerr(err))
+			return finished(1)
+		}
+		src = NewDerivedSource(src, reg)
+	}
+
+	// The configuration: preprocessed, parsed and resolved as the real
+	// tool does (package loggerconf writes its messages).
+	cfgName := o.config
+	var data []byte
+	if o.config != "" {
+		path, ok := loggerconf.ConfigPath(o.config, "")
+		if !ok {
+			fmt.Fprintf(log, "pmlogger: Cannot open config file \"%s\": No such file or directory\n", o.config)
+			return finished(1)
+		}
+		cfgName = path
+		data, err = os.ReadFile(path)
+		if err != nil {
+			fmt.Fprintf(log, "pmlogger: Cannot open config file \"%s\": %s\n", o.config, strerr(err))
+			return finished(1)
+		}
+	} else {
+		data, _ = io.ReadAll(os.Stdin)
+	}
+	fmt.Fprintf(log, "preprocessor cmd: /usr/lib/pcp/bin/pmcpp -rs -I %s %s\n", loggerconf.DefaultIncludeDir, cfgName)
+	exit, cfg, res, err := loggerconf.Check(log, data, cfgName, src, loggerconf.CheckOptions{
+		Options:      loggerconf.Options{DefaultInterval: o.interval},
+		NotifyPrefix: loggerconf.NotifyPrefix(now(), pid),
+	})
+	if err != nil {
+		fmt.Fprintf(log, "pmlogger: %s: %v\n", cfgName, err)
+		return finished(1)
+	}
+	if exit != 0 {
+		return finished(exit)
+	}
+	if o.check {
+		return 0
+	}
+	if cfg.Access != nil && log != stderr {
+		// Not in the log, which stays the real tool's.
+		fmt.Fprintf(stderr, "pmlogger: the [access] section of %s is parsed but not enforced (pcpkit has no pmlc control port)\n", cfgName)
+	}
+	groups := GroupsFrom(res)
+	labelHost := o.labelHost
+	if labelHost == "" {
+		labelHost = src.Host()
+	}
+	fmt.Fprintf(log, "Starting logger for host \"%s\" via \"%s\"\n", labelHost, via)
+
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGPIPE)
+	defer signal.Stop(sigs)
+
+	tz, zi := sourceZone(src)
+	opts := Options{
+		Archive:   operands[0],
+		Source:    src,
+		Groups:    groups,
+		Version:   o.version,
+		LabelHost: labelHost,
+		PMCDHost:  localFQDN(),
+		TZ:        tz,
+		Zoneinfo:  zi,
+		Sync:      o.sync,
+		End:       o.end,
+		Volume:    o.vol,
+		Report:    o.report,
+		Log:       log,
+		Zone:      zone,
+		Signals:   sigs,
+	}
+	if os.Getenv(FakeProgressEnv) == "1" {
+		opts.Progress = func(n int) { fmt.Fprintf(stdout, "%d\n", n) }
+	}
+	if o.finishSet {
+		if t, ok := finishTime(o.finish, zone); ok {
+			opts.EndTime = t
+		}
+	}
+	lg, err := New(opts)
+	if err != nil {
+		fmt.Fprintf(log, "%v\n", err)
+		return finished(1)
+	}
+	if err := lg.Start(); err != nil {
+		var ee *existsError
+		if errors.As(err, &ee) {
+			fmt.Fprintf(log, "%v\n", err)
+		} else {
+			fmt.Fprintf(log, "%s\n", createMessage(err, labelHost, opts.Archive))
+		}
+		return finished(1)
+	}
+	fmt.Fprintf(log, "Archive basename: %s\n", opts.Archive)
+	stats, err := lg.Run()
+	if err != nil {
+		fmt.Fprintf(log, "%v\n", err)
+		return finished(1)
+	}
+	fmt.Fprintf(log, "[%s] pmlogger(%d) Info: pmlogger: %s, exiting\n", zshort(zone, now()), pid, stats.Reason)
+	return finished(0)
+}
+
+// createMessage is the real tool's text for an archive that cannot be
+// created.
+func createMessage(err error, host, base string) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("__pmLogNewFile: failed to create \"%s\": %s\n__pmLogCreate(%s, %s, ...): %s",
+			pe.Path, strerr(pe.Err), host, base, strerr(pe.Err))
+	}
+	return err.Error()
+}
+
+// openSource connects to the source the options name and returns it
+// with the "via" text of the log.
+func openSource(o *cliOptions, log, stderr io.Writer) (source.Source, string, error) {
+	if step := os.Getenv(FakeEnv); step != "" {
+		d, err := time.ParseDuration(step)
+		f := fakesource.New(time.Now(), d)
+		if err != nil || step == "real" {
+			f.RealClock = true
+		}
+		return f, "fake:", nil
+	}
+	builtin := func() (source.Source, string, error) {
+		if Builtin == nil {
+			return nil, "", errors.New("pmlogger: the built-in collector is not available in this build")
+		}
+		s, err := Builtin()
+		if err != nil {
+			return nil, "", fmt.Errorf("pmlogger: Cannot start the built-in collector: %v", err)
+		}
+		return s, "@", nil
+	}
+	if o.builtin || o.host == "@" {
+		return builtin()
+	}
+	if DialPMCD == nil {
+		return nil, "", errors.New("pmlogger: no pmcd client in this build")
+	}
+	spec := o.host
+	if spec == "" {
+		s, err := DialPMCD("local:")
+		if err == nil {
+			return s, "local:", nil
+		}
+		msg := fmt.Sprintf("pmlogger: no pmcd answering locally (%v): recording from the built-in collector", err)
+		fmt.Fprintln(stderr, msg)
+		if log != stderr {
+			fmt.Fprintln(log, msg)
+		}
+		return builtin()
+	}
+	s, err := DialPMCD(spec)
+	if err != nil {
+		return nil, "", fmt.Errorf("pmlogger: Cannot connect to PMCD on host \"%s\": %s", spec, strerr(err))
+	}
+	return s, spec, nil
+}
+
+// localFQDN is the value of pmcd.pmlogger.host: the name of the host
+// pmlogger runs on, as the real tool finds it (whatever -h says): the
+// host name's address, looked up in reverse (on this machine
+// "localhost", the first name of 127.0.0.1 in /etc/hosts); the host
+// name itself if that fails.
+func localFQDN() string {
+	h, err := os.Hostname()
+	if err != nil {
+		return "localhost"
+	}
+	addrs, err := net.LookupHost(h)
+	if err != nil || len(addrs) == 0 {
+		return h
+	}
+	names, err := net.LookupAddr(addrs[0])
+	if err != nil || len(names) == 0 {
+		return h
+	}
+	return strings.TrimSuffix(names[0], ".")
+}
+
+// sourceZone reads pmcd.timezone and pmcd.zoneinfo from the source (the
+// label's $TZ and zoneinfo, as the real pmlogger takes them from pmcd),
+// falling back on the local $TZ.
+func sourceZone(src source.Source) (tz, zi string) {
+	tz = os.Getenv("TZ")
+	pmids, err := src.LookupNames([]string{"pmcd.timezone", "pmcd.zoneinfo"})
+	if err == nil && len(pmids) == 2 {
+		var ask []pmapi.PMID
+		for _, p := range pmids {
+			if p != pmapi.PMIDNull {
+				ask = append(ask, p)
+			}
+		}
+		if len(ask) > 0 {
+			if res, _, err := src.Fetch(ask); err == nil && res != nil {
+				for _, vs := range res.VSets {
+					if vs.NumVal < 1 || len(vs.Values) < 1 || vs.Values[0].Block == nil {
+						continue
+					}
+					s := string(vs.Values[0].Block)
+					if i := strings.IndexByte(s, 0); i >= 0 {
+						s = s[:i]
+					}
+					switch vs.PMID {
+					case pmids[0]:
+						tz = s
+					case pmids[1]:
+						zi = s
+					}
+				}
+			}
+		}
+	}
+	if tz == "" {
+		tz = "UTC"
+	}
+	return tz, zi
+}
+
+// finishTime is the -T time: an interval from now, or a pmParseTimeWindow
+// end. An invalid -T is ignored, as pmlogger 6.0.3 ignores it.
+func finishTime(spec string, zone *pcptime.Zone) (time.Time, bool) {
+	now := time.Now()
+	if sec, nsec, _, err := pcptime.ParseInterval(strings.TrimPrefix(spec, "+")); err == nil {
+		return now.Add(time.Duration(sec)*time.Second + time.Duration(nsec)), true
+	}
+	start := pmapi.Timestamp{Sec: now.Unix(), Nsec: int32(now.Nanosecond())}
+	end := pmapi.Timestamp{Sec: now.Unix() + 100*365*86400}
+	w, _, perr := pcptime.ParseWindow("", spec, "", "", start, end, zone)
+	if perr != nil {
+		return time.Time{}, false
+	}
+	return time.Unix(w.End.Sec, int64(w.End.Nsec)), true
+}
+
+func localHost() string {
+	h, err := os.Hostname()
+	if err != nil {
+		return "localhost"
+	}
+	return h
+}
+
+func zctime(z *pcptime.Zone, t time.Time) string {
+	return string(pcptime.AppendCtime(nil, z.Civil(t.Unix())))
+}
+
+func zshort(z *pcptime.Zone, t time.Time) string {
+	c := z.Civil(t.Unix())
+	b := pcptime.AppendCtimeDate(nil, c)
+	b = append(b, ' ')
+	return string(pcptime.AppendClock(b, c))
+}
+
+// strerr is the C library's text for an error: strerror for an errno,
+// else the error's own text.
+func strerr(err error) string {
+	var en syscall.Errno
+	if errors.As(err, &en) {
+		s := en.Error()
+		if s != "" {
+			return strings.ToUpper(s[:1]) + s[1:]
+		}
+	}
+	var pe pmapi.Error
+	if errors.As(err, &pe) {
+		return pe.Error()
+	}
+	return err.Error()
+}
