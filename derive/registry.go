@@ -2,6 +2,7 @@ package derive
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/pcpkit/pcpkit/pmapi"
 )
@@ -160,9 +161,17 @@ func (r *Registry) register(name, expr string, anon bool) (*Metric, error) {
 	if _, dup := r.byName[name]; dup {
 		return nil, &SyntaxError{Expr: expr, Pos: 0, Msg: msgDuplicate}
 	}
-	n, err := parse(expr, r.dialect, &r.inMatchinst)
-	if err != nil {
-		return nil, err
+	var n *Node
+	if anon {
+		// The parse of "anon(TYPE)", built directly: parsing would build
+		// the grammar tables, which a tool that never uses a derived
+		// metric should not pay for at start-up.
+		n = &Node{Op: OpAnon, Pos: 0, Text: strings.TrimSuffix(strings.TrimPrefix(expr, "anon("), ")")}
+	} else {
+		var err error
+		if n, err = parse(expr, r.dialect, &r.inMatchinst); err != nil {
+			return nil, err
+		}
 	}
 	if len(r.metrics) == 0 {
 		r.cluster, r.item = 0, 1

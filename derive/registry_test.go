@@ -270,3 +270,23 @@ func TestMaskingReal(t *testing.T) {
 		}
 	}
 }
+
+// TestAnonSameAsParsed: RegisterAnon builds the node "anon(TYPE)" would
+// parse to, without parsing.
+func TestAnonSameAsParsed(t *testing.T) {
+	r := NewRegistry(Dialect603)
+	r.RegisterEventMetrics()
+	for _, name := range []string{"event.flags", "event.missed"} {
+		m, ok := r.Lookup(name)
+		if !ok {
+			t.Fatalf("%s not registered", name)
+		}
+		want, err := Parse(m.Source, Dialect603)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", m.Source, err)
+		}
+		if !Equal(want, m.Expr) || want.Pos != m.Expr.Pos {
+			t.Errorf("%s: node %+v, parsing %q gives %+v", name, m.Expr, m.Source, want)
+		}
+	}
+}
