@@ -67,7 +67,7 @@ type Source interface {
 	// included; io.EOF past either end. The record is valid until the
 	// next call. Right after a virtual <mark> between two archives, a
 	// read in the other direction gives that <mark> again.
-	Read(forw bool) (*archive.Record, error)
+	Read(forw bool) (*Record, error)
 	// SaveOffset saves the read position in the current archive, and
 	// RestoreOffset goes back to it (libpcp's ac_offset). Changing
 	// archive saves the new position (the start or the end).
@@ -136,6 +136,7 @@ type inst struct {
 	tFirst, tLast float64 // no records before / after these (-1: unknown)
 
 	tBirth, tDeath float64 // the instance's life, for the caliper
+	settled        uint64  // the collapse (Interp.epoch) that took it in
 
 }
 
@@ -149,6 +150,8 @@ type metric struct {
 	lastNumval int32
 	insts      []*inst         // in the order of the instance union
 	byInst     map[int32]*inst // nil for a singular metric
+	slot       []*inst         // instOf's cache: by position in a value set
+	fetch      uint64          // the last Fetch (Interp.fetches) asking for it
 	order      []*inst         // result order (hash buckets)
 	caliper    bool
 }
@@ -163,10 +166,22 @@ type Interp struct {
 	delta   int64 // nanoseconds; its sign is the direction
 	serial  bool
 	metrics map[pmapi.PMID]*metric
-	want    []*inst
-	profile Profile
-	wrap    bool
-	end     float64 // the end of the archive, once read (libpcp's ac_end)
+	// lookup's cache: the metric (or nil) of the PMID last seen at each
+	// position of a record's value sets; records of one archive mostly
+	// repeat the same layout.
+	slotPMID []pmapi.PMID
+	slotM    []*metric
+	want     []*inst
+	profile  Profile
+	wrap     bool
+	end      float64   // the end of the archive, once read (libpcp's ac_end)
+	pend     []pending // roll's run of records passed over
+	reread   Record    // a record read again
+	epoch    uint64    // collapses made
+	lastT    float64   // the latest time pass has seen in this read
+	fetches  uint64    // Fetch calls made
+	ms       []*metric // Fetch's metrics, by position in its request
+	arena    []byte    // the value blocks of the current result (block)
 }
 
 // New returns an Interp reading src, with its origin at the start of the
@@ -233,7 +248,7 @@ func (ip *Interp) Delta() int64 { return ip.delta }
 func (ip *Interp) forw() bool { return ip.delta > 0 }
 
 // t is a record's time on the interpolation time base.
-func (ip *Interp) t(r *archive.Record) float64 { return ip.sub.sub(r.Stamp, ip.start) }
+func (ip *Interp) t(r *Record) float64 { return ip.sub.sub(r.Stamp, ip.start) }
 
 // Fetch returns the values of pmids at the origin, then advances the
 // origin by the delta. The result has one value set per PMID, in order;
@@ -274,18 +289,22 @@ func (ip *Interp) Fetch(pmids []pmapi.PMID) (res *pmapi.Result, err error) {
 	// hash table's order, and works down that list; want holds them in
 	// that (reversed) order.
 	ip.want = ip.want[:0]
-	ms := make([]*metric, len(pmids))
-	seen := map[*metric]bool{}
+	ip.fetches++
+	ms := ip.ms[:0]
+	for range pmids {
+		ms = append(ms, nil)
+	}
+	ip.ms = ms
 	for j, p := range pmids {
 		if p == pmapi.PMIDNull {
 			continue
 		}
 		m := ip.metric(p)
 		ms[j] = m
-		if seen[m] {
+		if m.fetch == ip.fetches {
 			continue // asked for twice: once is enough
 		}
-		seen[m] = true
+		m.fetch = ip.fetches
 		m.numval = 0
 		switch {
 		case !m.inArchive || m.desc.Type == pmapi.TypeNoSupport:
@@ -429,10 +448,15 @@ func (ip *Interp) Fetch(pmids []pmapi.PMID) (res *pmapi.Result, err error) {
 		if err := ip.src.RestoreOffset(); err != nil {
 			return nil, err
 		}
+		// Records before treq are passed over lazily, as roll does.
+		rr := ip.rereader(treq)
 		done := 0
 		for done < forw {
 			r, err := ip.src.Read(true)
 			if err != nil {
+				if cerr := ip.collapse(rr, treq); cerr != nil {
+					return nil, cerr
+				}
 				if !errors.Is(err, io.EOF) {
 					return nil, err
 				}
@@ -442,8 +466,13 @@ func (ip *Interp) Fetch(pmids []pmapi.PMID) (res *pmapi.Result, err error) {
 			if ip.forw() && t <= treq {
 				ip.src.SaveOffset()
 			}
-			if err := ip.update(treq, t, r, updForw, &done, &seenMark); err != nil {
+			if r, err = ip.pass(rr, r, t, treq); err != nil {
 				return nil, err
+			}
+			if r != nil {
+				if err := ip.update(treq, t, r, updForw, &done, &seenMark); err != nil {
+					return nil, err
+				}
 			}
 			for _, ic := range unbound {
 				if ic.search && ic.tLast >= 0 && t >= ic.tLast {
@@ -452,6 +481,9 @@ func (ip *Interp) Fetch(pmids []pmapi.PMID) (res *pmapi.Result, err error) {
 					done++
 				}
 			}
+		}
+		if err := ip.collapse(rr, treq); err != nil {
+			return nil, err
 		}
 		for _, ic := range unbound {
 			if ic.search && ic.tNext < treq && (ic.tLast < 0 || treq < ic.tLast) {
@@ -495,6 +527,7 @@ func (ip *Interp) Fetch(pmids []pmapi.PMID) (res *pmapi.Result, err error) {
 			debugf("result %v in=%v seenMark=%v\n", ic, ic.inresult, seenMark)
 		}
 	}
+	ip.arena = nil // a new result: blocks of its own
 	res = &pmapi.Result{Timestamp: at, VSets: make([]pmapi.ValueSet, len(pmids))}
 	for j, p := range pmids {
 		vs := &res.VSets[j]
@@ -554,28 +587,6 @@ func (ip *Interp) position(treq float64) error {
 	return nil
 }
 
-// roll reads in the direction of the delta up to the requested time.
-func (ip *Interp) roll(treq float64, seenMark *bool) error {
-	for {
-		r, err := ip.src.Read(ip.forw())
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				return err
-			}
-			return nil
-		}
-		t := ip.t(r)
-		if ip.forw() && t > treq || !ip.forw() && t < treq {
-			return nil
-		}
-		ip.src.SaveOffset()
-		debugf("roll to %.6f mark=%v\n", t, r.IsMark())
-		if err := ip.update(treq, t, r, ip.dirUpd(), nil, seenMark); err != nil {
-			return err
-		}
-	}
-}
-
 func (ip *Interp) dirUpd() int {
 	if ip.forw() {
 		return updForw
@@ -586,7 +597,7 @@ func (ip *Interp) dirUpd() int {
 // update takes in record r (at time t) for every metric and instance ever
 // asked for: a value closer to the requested time than a bound replaces
 // it; a <mark> does so for the instances of this fetch.
-func (ip *Interp) update(treq, t float64, r *archive.Record, how int, done *int, seenMark *bool) error {
+func (ip *Interp) update(treq, t float64, r *Record, how int, done *int, seenMark *bool) error {
 	if r.IsMark() {
 		if how == updNone {
 			return nil
@@ -621,43 +632,93 @@ func (ip *Interp) update(treq, t float64, r *archive.Record, how int, done *int,
 		}
 		return nil
 	}
-	for k := 0; k < r.NumPMID(); k++ {
-		m := ip.metrics[r.PMID(k)]
+	if !r.walk() {
+		return pmapi.ErrLogRec
+	}
+	for k := range r.vsets {
+		vs := &r.vsets[k]
+		m := ip.lookupAt(k, vs.pmid)
 		if m == nil {
 			continue
 		}
-		nv := int(r.NumVal(k))
-		if nv > 0 {
-			// The value format must suit the type, and may not change.
-			vf := r.ValFmt(k)
-			if m.valfmt == -1 {
-				if !typeFitsFmt(m.desc.Type, vf) {
-					return pmapi.ErrLogRec
-				}
-				m.valfmt = vf
-			} else if m.valfmt != vf {
-				return pmapi.ErrLogRec
-			}
+		nv := int(vs.numval)
+		if err := m.checkFmt(r, vs); err != nil {
+			return err
 		}
 		if len(m.insts) == 0 || nv <= 0 {
 			continue
 		}
 		if m.byInst == nil {
 			// Singular: the first value, whatever its instance.
-			v := r.Value(k, 0)
+			v := r.value(vs, 0)
 			ip.take(m.insts[0], treq, t, &v, how, done)
 			continue
 		}
 		for j := 0; j < nv; j++ {
-			ic := m.byInst[r.Inst(k, j)]
+			ic := m.instOf(j, r.inst(vs, j))
 			if ic == nil {
 				continue
 			}
-			v := r.Value(k, j)
+			v := r.value(vs, j)
 			ip.take(ic, treq, t, &v, how, done)
 		}
 	}
 	return nil
+}
+
+// checkFmt checks value set vs of r, of metric m: its value format must
+// suit the type, and may not change; its value blocks must lie in the
+// record.
+func (m *metric) checkFmt(r *Record, vs *vsetRef) error {
+	if vs.numval <= 0 {
+		return nil
+	}
+	vf := vs.valfmt
+	if m.valfmt == -1 {
+		if !typeFitsFmt(m.desc.Type, vf) {
+			return pmapi.ErrLogRec
+		}
+		m.valfmt = vf
+	} else if m.valfmt != vf {
+		return pmapi.ErrLogRec
+	}
+	if !r.blocksOK(vs) {
+		return pmapi.ErrLogRec
+	}
+	return nil
+}
+
+// lookupAt returns the state of metric p if it has been asked for, else
+// nil, for the value set at position k of a record.
+func (ip *Interp) lookupAt(k int, p pmapi.PMID) *metric {
+	if k < len(ip.slotPMID) && ip.slotPMID[k] == p {
+		return ip.slotM[k]
+	}
+	m := ip.metrics[p]
+	for len(ip.slotPMID) <= k {
+		ip.slotPMID = append(ip.slotPMID, pmapi.PMIDNull)
+		ip.slotM = append(ip.slotM, nil)
+	}
+	ip.slotPMID[k], ip.slotM[k] = p, m
+	return m
+}
+
+// instOf returns the state of instance id, the j-th value of a value
+// set, or nil if it is not in the instance union.
+func (m *metric) instOf(j int, id int32) *inst {
+	if j < len(m.slot) {
+		if ic := m.slot[j]; ic != nil && ic.id == id {
+			return ic
+		}
+	}
+	ic := m.byInst[id]
+	if ic != nil {
+		for len(m.slot) <= j {
+			m.slot = append(m.slot, nil)
+		}
+		m.slot[j] = ic
+	}
+	return ic
 }
 
 // typeFitsFmt reports whether values of type typ may have value format
@@ -712,6 +773,7 @@ func (ip *Interp) metric(p pmapi.PMID) *metric {
 	}
 	m := &metric{pmid: p, valfmt: -1, lastNumval: -1}
 	ip.metrics[p] = m
+	ip.slotPMID, ip.slotM = ip.slotPMID[:0], ip.slotM[:0]
 	meta := ip.src.Meta()
 	d, ok := meta.Desc(p)
 	if !ok {

@@ -95,7 +95,7 @@ func (ip *Interp) wide(m *metric, ic *inst, treq float64, size int) ([]byte, boo
 		if !v.isBlk || len(v.block) < size {
 			return nil, false
 		}
-		out := make([]byte, size)
+		out := ip.block(size)
 		if size == 8 {
 			binary.BigEndian.PutUint64(out, v.host64())
 		} else {
@@ -126,7 +126,7 @@ func (ip *Interp) wide(m *metric, ic *inst, treq float64, size int) ([]byte, boo
 		return nil, false
 	}
 	dt, span := treq-ic.tPrior, ic.tNext-ic.tPrior
-	out := make([]byte, size)
+	out := ip.block(size)
 	switch m.desc.Type {
 	case pmapi.TypeFloat:
 		fp := math.Float32frombits(ic.vPrior.host32())
@@ -185,4 +185,15 @@ func (v *value) host32() uint32 {
 		return binary.BigEndian.Uint32(v.block)
 	}
 	return binary.LittleEndian.Uint32(v.block)
+}
+
+// block is a value block of size bytes for a result: carved from one
+// allocation per Fetch (a result's blocks live as long as the result).
+func (ip *Interp) block(size int) []byte {
+	if len(ip.arena) < size {
+		ip.arena = make([]byte, max(512, size))
+	}
+	b := ip.arena[:size:size]
+	ip.arena = ip.arena[size:]
+	return b
 }

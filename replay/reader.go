@@ -52,6 +52,8 @@ type reader struct {
 	ends     []pmapi.Timestamp
 	endOK    []bool
 	endEr    []error
+	rec      interp.Record // what Read returns
+	maps     mapper        // the fast path of Read (window.go)
 }
 
 func newReader(s *archive.Set) *reader {
@@ -144,14 +146,121 @@ func (r *reader) changeArchive(i int, forw bool) {
 
 // Read returns the next record forwards or backwards, <mark>s included,
 // as interpolation reads them; io.EOF past either end of the set.
-func (r *reader) Read(forw bool) (*archive.Record, error) {
+//
+// A whole record (its length words agree) inside an uncompressed volume
+// is read in place from a buffer of the volume (fastRead, window.go) and
+// decoded lazily (interp.Record); anything else
+// (the end of a volume, a damaged or compressed volume, the virtual
+// <mark>s) goes through the archive's Cursor, which gives the errors.
+// Both leave the Cursor at the same position.
+func (r *reader) Read(forw bool) (*interp.Record, error) {
 	if r.mark == markBack && forw || r.mark == markForw && !forw {
 		// The direction changed right after the mark: it comes again.
 		r.mark = markNone
-		return r.virtualMark(r.vmAt), nil
+		r.rec.Mark(r.virtualMark(r.vmAt).Stamp)
+		return &r.rec, nil
 	}
-	return r.readRaw(forw)
+	if r.fastRead(forw) {
+		r.mark = markNone
+		r.reads++
+		return &r.rec, nil
+	}
+	ar, err := r.readRaw(forw)
+	if err != nil {
+		return nil, err
+	}
+	r.rec.FromArchive(ar)
+	return &r.rec, nil
 }
+
+// fastRead reads the record after (forw) or before the current archive's
+// cursor from the volume's buffers into r.rec and moves the cursor over
+// it. It reports false, having changed nothing, when the record is not
+// whole inside the volume or its header is unsound.
+func (r *reader) fastRead(forw bool) bool {
+	c := r.cursor(r.ai)
+	vol, off := c.Position()
+	a := r.set.Archive(r.ai)
+	v := r.maps.volume(r.ai, a, vol)
+	if v == nil {
+		return false
+	}
+	lowest := int64(archive.LabelSizeV2)
+	if a.Version() == 3 {
+		lowest = archive.LabelSizeV3
+	}
+	var rec []byte
+	if forw {
+		if off == -1 {
+			off = lowest
+		}
+		if off < lowest {
+			return false
+		}
+		h := r.maps.bytes(v, off, 4, true)
+		if h == nil {
+			return false
+		}
+		n := int64(binary.BigEndian.Uint32(h))
+		if n < 8 {
+			return false
+		}
+		if rec = r.maps.bytes(v, off, n, true); rec == nil || int64(binary.BigEndian.Uint32(rec[n-4:])) != n {
+			return false
+		}
+		if !r.rec.Decode(rec, a.Version()) {
+			return false
+		}
+		r.rec.Handle = interp.Handle{OK: true, Archive: r.ai, Vol: vol, Off: off, Len: n}
+		c.SetPosition(vol, off+n)
+		return true
+	}
+	if off == -2 {
+		off = v.size
+	}
+	if off-lowest < 8 || off > v.size {
+		return false
+	}
+	t := r.maps.bytes(v, off-4, 4, false)
+	if t == nil {
+		return false
+	}
+	n := int64(binary.BigEndian.Uint32(t))
+	if n < 8 || n > off-lowest {
+		return false
+	}
+	if rec = r.maps.bytes(v, off-n, n, false); rec == nil || int64(binary.BigEndian.Uint32(rec)) != n {
+		return false
+	}
+	if !r.rec.Decode(rec, a.Version()) {
+		return false
+	}
+	r.rec.Handle = interp.Handle{OK: true, Archive: r.ai, Vol: vol, Off: off - n, Len: n}
+	c.SetPosition(vol, off-n)
+	return true
+}
+
+// Reread reads the record at h again, from the volume's buffers, into
+// rec; the read position does not move (interp.Rereader).
+func (r *reader) Reread(h interp.Handle, rec *interp.Record) bool {
+	if !h.OK {
+		return false
+	}
+	a := r.set.Archive(h.Archive)
+	v := r.maps.volume(h.Archive, a, h.Vol)
+	if v == nil {
+		return false
+	}
+	raw := r.maps.bytes(v, h.Off, h.Len, true)
+	if raw == nil || !rec.Decode(raw, a.Version()) {
+		return false
+	}
+	rec.Handle = h
+	return true
+}
+
+// close releases the volumes opened for the buffers.
+func (r *reader) close() { r.maps.close() }
 
 // readRaw is Read without giving a virtual mark again when the direction
 // changes (pmFetch reads this way).

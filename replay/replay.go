@@ -34,6 +34,9 @@
 // again, or, reading backwards past a record whose length words
 // disagree, the records libpcp then finds or ErrEOL).
 //
+// Derived metrics (UseDerived, in derived.go) are looked up, described
+// and fetched like the archive's own metrics, in every mode.
+//
 // Every fetch reads on from where the previous one left the archive, so
 // a replay reads each record a bounded number of times and holds no more
 // than one record and the interpolation bounds in memory.
@@ -85,6 +88,7 @@ type Context struct {
 	origin  pmapi.Timestamp
 	serial  bool
 	profile Profile
+	dm      *derived // derived metrics (derived.go), nil without
 }
 
 // Open opens an archive replay context for name: an archive (its base
@@ -108,7 +112,10 @@ func NewContext(s *archive.Set) *Context {
 }
 
 // Close closes the archives.
-func (c *Context) Close() error { return c.set.Close() }
+func (c *Context) Close() error {
+	c.rd.close()
+	return c.set.Close()
+}
 
 // Set is the set of archives the context reads.
 func (c *Context) Set() *archive.Set { return c.set }
@@ -169,6 +176,9 @@ func (c *Context) SetMode(m Mode, origin pmapi.Timestamp, delta int64) error {
 
 // Fetch returns the values of pmids (see the package comment).
 func (c *Context) Fetch(pmids []pmapi.PMID) (*pmapi.Result, error) {
+	if c.hasDerived(pmids) {
+		return c.fetchDerived(pmids)
+	}
 	if c.mode == Interp {
 		return c.ip.Fetch(pmids)
 	}
