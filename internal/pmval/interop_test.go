@@ -348,3 +348,24 @@ func TestInteropNamespace(t *testing.T) {
 		})
 	}
 }
+
+// TestInteropInstanceNames: -i and instance lists in the metric spec
+// resolve names as pmLookupInDomArchive does in 6.0.3, where "15" finds
+// "1 minute" (an instance whose name up to its first space is a prefix
+// of the name given).
+func TestInteropInstanceNames(t *testing.T) {
+	testenv.RealTool(t, "pmval")
+	dir := testenv.SharedDir(t, "pcp-made-archives")
+	for _, args := range [][]string{
+		{"-a", "basic3", "-s", "2", "-i", "15", "kernel.all.load"},
+		{"-a", "basic3", "-s", "2", "-i", "1", "kernel.all.load"},
+		{"-a", "basic3", "-s", "2", "-i", "5,15", "kernel.all.load"},
+		{"-a", "basic3", "-s", "2", "-i", "15 minute", "kernel.all.load"},
+		{"-a", "basic3", "-s", "2", "-i", "150", "kernel.all.load"},
+		{"-a", "basic3", "-s", "2", "-i", "nosuch", "kernel.all.load"},
+		{"-a", "basic3", "-s", "2", `kernel.all.load["15","5"]`},
+		{"-a", "basic2", "-s", "2", "-i", "15", "kernel.all.load"},
+	} {
+		compareReal(t, dir, args)
+	}
+}

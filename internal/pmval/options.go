@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pcpkit/pcpkit/derive"
 	"github.com/pcpkit/pcpkit/internal/getopt"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmns"
@@ -18,6 +19,8 @@ const shortOpts = "A:a:D:gh:n:O:p:S:s:T:t:VZ:z?" + "df:i:K:LrU:vw:x:X"
 const (
 	optContainer = 1000 + iota
 	optDerived
+	optReverse // pcpkit's --reverse
+	optJSON    // pcpkit's --json
 )
 
 // longOpts is pmval's long option table, in the real tool's order (it
@@ -52,6 +55,11 @@ var longOpts = []getopt.Long{
 	{Name: "width", HasArg: true, Short: 'w'},
 	{Name: "filter", HasArg: true, Short: 'x'},
 	{Name: "timestamp", Short: 'X'},
+	// pcpkit's own, matched only in full (see docs/json.md and
+	// docs/benchmarks.md): they leave pmval's abbreviations alone, and
+	// the usage message stays the real tool's.
+	{Name: "reverse", Short: optReverse, Exact: true},
+	{Name: "json", Short: optJSON, Exact: true},
 }
 
 const usage = `Usage: pmval [options] metricname
@@ -123,6 +131,12 @@ type options struct {
 	ns                           *pmns.Namespace // -n
 	nsFailed                     bool
 	errors                       int
+
+	reverse bool // --reverse: interpolate backwards from the window's end
+	json    bool // --json: JSON output (json.go)
+
+	// derived holds the definitions --derived loaded (derived.go)
+	derived *derive.Registry
 }
 
 // parse processes the command line as pmGetOptions and pmval's own
@@ -229,9 +243,14 @@ func parse(args []string, stderr *strings.Builder, pending *strings.Builder) (*o
 			fmt.Fprintf(pending, "pmval version %s\n", Version)
 		case '?':
 			o.errors++
-		case 'K', optContainer, optDerived:
-			// local PMDAs, containers and derived metrics do not
-			// apply to archives
+		case optDerived:
+			o.loadDerived(arg, stderr, pending)
+		case optReverse:
+			o.reverse = true
+		case optJSON:
+			o.json = true
+		case 'K', optContainer:
+			// local PMDAs and containers do not apply to archives
 		case 'L':
 			// A local context, whatever -a or -h say (they do not
 			// conflict with it).
@@ -395,176 +414,4 @@ func splitInstances(s string) []string {
 		}
 		i = j
 	}
-}
-
-// metricSpec is a parsed pmParseMetricSpec: [host:|archive/]metric[[inst,...]].
-type metricSpec struct {
-	metric  string
-	host    string // "host:" given
-	archive string // "archive/" given
-	insts   []string
-	hasInst bool
-}
-
-func isCSpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
-
-// parseMetricSpec parses a metric specification as pmParseMetricSpec
-// does; on failure it returns libpcp's message (the spec, a caret line
-// and the complaint).
-func parseMetricSpec(spec string) (*metricSpec, string) {
-	fail := func(pos int, msg string) (*metricSpec, string) {
-		var b strings.Builder
-		b.WriteString(spec)
-		b.WriteByte('\n')
-		for i := 0; i < pos && i < len(spec); i++ {
-			if c := spec[i]; c > 0x20 && c < 0x7f {
-				b.WriteByte(' ')
-			} else {
-				b.WriteByte(c)
-			}
-		}
-		b.WriteString("^ -- " + msg + "\n")
-		return nil, b.String()
-	}
-	ms := &metricSpec{}
-	scan := 0
-	for scan < len(spec) && isCSpace(spec[scan]) {
-		scan++
-	}
-	// The source: the last ':' or '/' before the instances.
-	mark := strings.IndexByte(spec[scan:], '[')
-	if mark < 0 {
-		mark = len(spec) - 1
-	} else {
-		mark += scan
-	}
-	for ; mark >= scan; mark-- {
-		if spec[mark] == ':' || spec[mark] == '/' {
-			end := mark - 1
-			for end >= scan && isCSpace(spec[end]) {
-				end--
-			}
-			if end < scan {
-				if spec[mark] == ':' {
-					return fail(scan, "host name expected")
-				}
-				return fail(scan, "archive name expected")
-			}
-			src := unescape(spec[scan : end+1])
-			if spec[mark] == ':' {
-				ms.host = src
-			} else {
-				ms.archive = src
-			}
-			scan = mark + 1
-			break
-		}
-	}
-	for scan < len(spec) && isCSpace(spec[scan]) {
-		scan++
-	}
-	mStart := scan
-	for scan < len(spec) && !isCSpace(spec[scan]) && spec[scan] != '[' {
-		if spec[scan] == ']' || spec[scan] == ',' {
-			return fail(scan, "unexpected character in metric name")
-		}
-		if spec[scan] == '\\' && scan+1 < len(spec) {
-			scan++
-		}
-		scan++
-	}
-	if scan == mStart {
-		return fail(mStart, "performance metric name expected")
-	}
-	ms.metric = unescape(spec[mStart:scan])
-	for scan < len(spec) && isCSpace(spec[scan]) {
-		scan++
-	}
-	iStart, iEnd := -1, -1
-	if scan < len(spec) && spec[scan] == '[' {
-		scan++
-		for scan < len(spec) && isCSpace(spec[scan]) {
-			scan++
-		}
-		iStart = scan
-		inquote := false
-		for {
-			if scan >= len(spec) {
-				if inquote {
-					return fail(scan, "closing \" and ] expected")
-				}
-				return fail(scan, "closing ] expected")
-			}
-			if spec[scan] == '\\' && scan+1 < len(spec) {
-				scan++
-			} else if spec[scan] == '"' {
-				inquote = !inquote
-			} else if !inquote && spec[scan] == ']' {
-				break
-			}
-			scan++
-		}
-		iEnd = scan
-		scan++
-	}
-	for scan < len(spec) && isCSpace(spec[scan]) {
-		scan++
-	}
-	if scan < len(spec) {
-		return fail(scan, "unexpected extra characters")
-	}
-	if iStart >= 0 {
-		ms.hasInst = true
-		s := spec[iStart:iEnd]
-		i := 0
-		for i < len(s) {
-			var name []byte
-			if s[i] == '"' {
-				i++
-				for {
-					if i >= len(s) {
-						return fail(iStart+i, "closing \" expected (pmParseMetricSpec botch?)")
-					}
-					if s[i] == '\\' {
-						i++
-					} else if s[i] == '"' {
-						break
-					}
-					name = append(name, s[i])
-					i++
-				}
-				i++
-			} else {
-				for i < len(s) && !isCSpace(s[i]) && s[i] != ',' {
-					if s[i] == '\\' {
-						i++
-					}
-					if i < len(s) {
-						name = append(name, s[i])
-					}
-					i++
-				}
-			}
-			ms.insts = append(ms.insts, string(name))
-			for i < len(s) && (isCSpace(s[i]) || s[i] == ',') {
-				i++
-			}
-		}
-	}
-	return ms, ""
-}
-
-// unescape drops the backslash of each backslash pair.
-func unescape(s string) string {
-	if !strings.Contains(s, "\\") {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			i++
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }

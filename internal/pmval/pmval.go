@@ -14,13 +14,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/internal/metricspec"
 	"github.com/pcpkit/pcpkit/interp"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
@@ -65,6 +65,10 @@ type tool struct {
 
 	reporting  bool
 	labelStyle int
+
+	scratch []byte   // print.go's number formatting
+	wrapEnv int8     // PCP_COUNTER_WRAP: 0 not looked up, 1 set, -1 not
+	json    *jsonOut // --json (json.go), nil without
 }
 
 // errExit stops a run with an exit status.
@@ -99,6 +103,9 @@ func (t *tool) run(args []string) int {
 	var immediate, pending strings.Builder
 	o, operands := parse(args, &immediate, &pending)
 	t.o = o
+	if o.json {
+		t.startJSON()
+	}
 	io.WriteString(t.errw, immediate.String())
 	if o.version {
 		io.WriteString(t.errw, pending.String())
@@ -132,23 +139,23 @@ func (t *tool) run(args []string) int {
 	case len(o.archives) > 0:
 		source = o.archives[0]
 	}
-	spec, msg := parseMetricSpec(operands[0])
+	spec, msg := metricspec.Parse(operands[0])
 	if spec == nil {
 		// The checks of the source below are still made.
 		pending.WriteString(msg)
 		o.errors++
 	} else {
 		switch {
-		case spec.archive != "":
+		case spec.Archive != "":
 			if len(o.archives) == 0 {
-				o.archives = append(o.archives, spec.archive)
+				o.archives = append(o.archives, spec.Archive)
 			}
-			source = spec.archive
-		case spec.host != "":
+			source = spec.Archive
+		case spec.Host != "":
 			if len(o.hosts) == 0 {
-				o.hosts = append(o.hosts, spec.host)
+				o.hosts = append(o.hosts, spec.Host)
 			}
-			source = spec.host
+			source = spec.Host
 		}
 		if len(o.archives) > 0 && len(o.hosts) > 0 {
 			pending.WriteString("pmval: only one host or archive allowed\n")
@@ -180,26 +187,30 @@ func (t *tool) run(args []string) int {
 	if !isArchive {
 		// Live sources are not supported (see the package comment).
 		if o.local {
-			t.fail("pmval: Cannot establish local context: %s\n", errText(syscall.ENOTSUP))
+			t.fail("pmval: Cannot establish local context: %s\n", archive.ErrText(syscall.ENOTSUP))
 		}
-		t.fail("pmval: Cannot connect to PMCD on host \"%s\": %s\n", source, errText(syscall.ENOTSUP))
+		t.fail("pmval: Cannot connect to PMCD on host \"%s\": %s\n", source, archive.ErrText(syscall.ENOTSUP))
 	}
 	if o.gui {
-		t.fail("pmval: pmTimeConnect: %s\n", errText(syscall.ENOTSUP))
+		t.fail("pmval: pmTimeConnect: %s\n", archive.ErrText(syscall.ENOTSUP))
 	}
 	t.source = source
 	c, err := replay.Open(source)
 	if err != nil {
-		t.fail("pmval: Cannot open archive \"%s\": %s\n", source, errText(err))
+		t.fail("pmval: Cannot open archive \"%s\": %s\n", source, archive.ErrText(err))
 	}
 	defer c.Close()
 	t.c = c
+	t.useDerived()
 	if c.Label().Hostname == "" {
 		t.fail("pmval: Cannot evaluate context host name: %s\n", pmapi.Error(0).Error())
 	}
 	t.contextOptions()
 	t.initMetric(spec)
 	t.initInstances(spec)
+	if t.json != nil && t.events {
+		t.fail("pmval: --json does not support event metrics\n")
+	}
 	t.fixed, t.xflag, t.raw = o.fixed, o.xflag, o.raw
 	if o.rawArchive {
 		t.rawArc = true
@@ -208,6 +219,9 @@ func (t *tool) run(args []string) int {
 	// The number of fetches, when it is not given.
 	if t.samples < 0 && !t.rawArc {
 		d := realTime(t.finish) - realTime(t.origin)
+		if o.reverse {
+			d = -d
+		}
 		n := int(int32(toInt(d / t.intervalReal())))
 		if n < 0 {
 			t.samples = 0
@@ -229,24 +243,9 @@ func (t *tool) run(args []string) int {
 		t.fail("pmval: -f %d too large for column width %d\n", t.fixed, t.cols)
 	}
 	t.printHeader()
+	t.jsonHeader()
 	t.loop()
 	return 0
-}
-
-// errText renders an error as the real tools do: the PCP or system error
-// text alone.
-func errText(err error) string {
-	if c := archive.Code(err); c != 0 {
-		return c.Error()
-	}
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		return pmapi.ErrStr(-int32(errno))
-	}
-	if errors.Is(err, os.ErrNotExist) {
-		return "No such file or directory"
-	}
-	return err.Error()
 }
 
 // realTime is pmtimespecToReal: seconds as a double, the nanoseconds
@@ -290,6 +289,13 @@ func (t *tool) contextOptions() {
 		t.fail("pmval: invalid time window.\n%s\n", perr.Message())
 	}
 	t.origin, t.finish = w.Origin, w.End
+	if o.reverse {
+		// --reverse: from the window's end (or -O) back to its start.
+		t.origin, t.finish = w.End, w.Start
+		if o.origin != nil {
+			t.origin = w.Origin
+		}
+	}
 	if !o.intervalSet || o.intervalSec == 0 && o.intervalNsec == 0 {
 		o.intervalSec, o.intervalNsec = 1, 0
 	}
@@ -300,31 +306,37 @@ func (t *tool) contextOptions() {
 }
 
 // initMetric looks up the metric and its descriptor.
-func (t *tool) initMetric(spec *metricSpec) {
-	t.metric = spec.metric
+func (t *tool) initMetric(spec *metricspec.Spec) {
+	t.metric = spec.Metric
 	meta := t.c.Meta()
 	var pmid pmapi.PMID
 	var ok bool
 	nonLeaf := false
 	if t.o.ns != nil {
-		pmid, ok = t.o.ns.Lookup(spec.metric)
+		pmid, ok = t.o.ns.Lookup(spec.Metric)
 		if !ok {
-			nonLeaf = len(t.o.ns.Traverse(spec.metric)) > 0
+			nonLeaf = len(t.o.ns.Traverse(spec.Metric)) > 0
 		}
 	} else {
-		pmid, ok = meta.Lookup(spec.metric)
+		pmid, ok = meta.Lookup(spec.Metric)
 		if !ok {
-			nonLeaf = len(meta.Traverse(spec.metric)) > 0
+			nonLeaf = len(meta.Traverse(spec.Metric)) > 0
 		}
+	}
+	if !ok {
+		pmid, ok = t.lookupDerived(spec.Metric)
 	}
 	if !ok {
 		e := pmapi.ErrName
 		if nonLeaf {
 			e = pmapi.ErrNonLeaf
 		}
-		t.fail("pmval: pmLookupName(%s): %s\n", spec.metric, e.Error())
+		t.fail("pmval: pmLookupName(%s): %s\n", spec.Metric, e.Error())
 	}
 	d, ok := meta.Desc(pmid)
+	if !ok {
+		d, ok = t.derivedDesc(spec.Metric, pmid)
+	}
 	if !ok {
 		t.fail("pmval: pmLookupDesc: %s\n", pmapi.ErrPMIDLog.Error())
 	}
@@ -347,24 +359,22 @@ func (t *tool) initMetric(spec *metricSpec) {
 
 // initInstances sets up the instances to report: those named with -i (or
 // in the metric specification), else every instance ever in the domain.
-func (t *tool) initInstances(spec *metricSpec) {
+func (t *tool) initInstances(spec *metricspec.Spec) {
 	names := t.o.instances
 	named := t.o.instancesSet
-	if spec.hasInst {
+	if spec.Insts != nil {
 		named = true
-		names = spec.insts
+		names = spec.Insts
 	}
 	t.iall = !named || len(names) == 0
 	if t.desc.InDom == pmapi.InDomNull {
 		return
 	}
-	meta := t.c.Meta()
-	hist := meta.InDomHistory(t.desc.InDom)
 	if !t.iall {
 		ids := map[int32]bool{}
 		for _, n := range names {
-			id, ok := lookupInDom(hist, n)
-			if !ok {
+			id, err := t.c.LookupInDomArchive(t.desc.InDom, n)
+			if err != nil {
 				t.fail("pmval: instance %s not available\n", n)
 			}
 			ids[id] = true
@@ -373,52 +383,21 @@ func (t *tool) initInstances(spec *metricSpec) {
 		indom := t.desc.InDom
 		t.c.SetProfile(func(d pmapi.InDom, inst int32) bool { return d != indom || ids[inst] })
 	} else {
-		if len(hist) == 0 {
+		if _, _, err := t.c.InDomArchive(t.desc.InDom); err != nil {
 			t.fail("pmval: pmGetInDom(%s): %s\n", t.desc.InDom, pmapi.ErrInDomLog.Error())
 		}
-		t.pairs = unionPairs(hist)
+		t.pairs = t.unionPairs()
 	}
 	sort.Slice(t.pairs, func(i, j int) bool { return t.pairs[i].id < t.pairs[j].id })
 }
 
-// lookupInDom finds an instance by name as pmLookupInDomArchive does:
-// in each snapshot from the newest, the name in full, else the name up
-// to its first space.
-func lookupInDom(hist []archive.InDomSnapshot, name string) (int32, bool) {
-	for i := len(hist) - 1; i >= 0; i-- {
-		s := &hist[i]
-		for k, n := range s.Names {
-			if n == name {
-				return s.Insts[k], true
-			}
-		}
-		for k, n := range s.Names {
-			if j := strings.IndexByte(n, ' '); j >= 0 && n[:j] == name {
-				return s.Insts[k], true
-			}
-		}
-	}
-	return 0, false
-}
-
-// unionPairs is every instance ever in the domain with its name, as
-// pmGetInDomArchive lists them.
-func unionPairs(hist []archive.InDomSnapshot) []instPair {
-	var out []instPair
-	seen := map[int32]bool{}
-	for i := len(hist) - 1; i >= 0; i-- {
-		s := &hist[i]
-		idx := make([]int, len(s.Insts))
-		for k := range idx {
-			idx[k] = k
-		}
-		sort.SliceStable(idx, func(a, b int) bool { return s.Insts[idx[a]] < s.Insts[idx[b]] })
-		for _, k := range idx {
-			if !seen[s.Insts[k]] {
-				seen[s.Insts[k]] = true
-				out = append(out, instPair{s.Insts[k], s.Names[k]})
-			}
-		}
+// unionPairs is every instance ever in the domain with its name, in
+// pmGetInDomArchive's order.
+func (t *tool) unionPairs() []instPair {
+	insts, names, _ := t.c.InDomArchive(t.desc.InDom)
+	out := make([]instPair, len(insts))
+	for k, id := range insts {
+		out[k] = instPair{id, names[k]}
 	}
 	return out
 }
@@ -438,9 +417,15 @@ func (t *tool) setMode() {
 		delta = t.o.intervalSec * 1e9
 	}
 	t.delta = delta
-	if t.rawArc {
+	switch {
+	case t.rawArc && t.o.reverse:
+		t.c.SetMode(replay.Back, origin, delta)
+	case t.rawArc:
 		t.c.SetMode(replay.Forw, origin, delta)
-	} else {
+	case t.o.reverse:
+		t.delta = -delta
+		t.c.SetMode(replay.Interp, origin, -delta)
+	default:
 		t.c.SetMode(replay.Interp, origin, delta)
 	}
 }
@@ -459,6 +444,7 @@ func (t *tool) getvals() (vs *pmapi.ValueSet, stamp pmapi.Timestamp, ok, end boo
 				break
 			}
 			if res.IsMark() {
+				t.jsonMark(res.Timestamp)
 				t.timestamp(res.Timestamp)
 				t.out.WriteString("  Archive logging suspended\n")
 				t.reporting = false
@@ -487,9 +473,10 @@ func (t *tool) getvals() (vs *pmapi.ValueSet, stamp pmapi.Timestamp, ok, end boo
 		if t.rawArc {
 			what = "pmFetchArchive"
 		}
-		t.fail("\npmval: %s: %s\n", what, errText(err))
+		t.fail("\npmval: %s: %s\n", what, archive.ErrText(err))
 	}
-	if realTime(res.Timestamp) > realTime(t.finish) {
+	if !t.o.reverse && realTime(res.Timestamp) > realTime(t.finish) ||
+		t.o.reverse && realTime(res.Timestamp) < realTime(t.finish) {
 		return nil, stamp, false, true
 	}
 	v := &res.VSets[idx]
@@ -498,6 +485,7 @@ func (t *tool) getvals() (vs *pmapi.ValueSet, stamp pmapi.Timestamp, ok, end boo
 		t.timestamp(res.Timestamp)
 		t.out.WriteString("  ")
 		if !t.events {
+			t.jsonNoValues(res.Timestamp)
 			t.out.WriteString("No values available\n")
 		} else if t.o.verbose {
 			fmt.Fprintf(t.out, "%s: No values available\n", t.metric)
@@ -542,12 +530,14 @@ func (t *tool) loop() {
 					continue
 				}
 				if t.raw || t.desc.Sem != pmapi.SemCounter {
+					t.jsonVals(stamp, v)
 					t.timestamp(stamp)
 					t.printVals(v)
 					t.reporting = true
 					continue
 				}
 				if noValues || t.reporting {
+					t.jsonNoValues(stamp)
 					t.timestamp(stamp)
 					t.out.WriteString("  No values available\n")
 				}
@@ -574,7 +564,7 @@ func (t *tool) loop() {
 			continue
 		}
 		if t.iall && !t.knowsAll(v) {
-			t.pairs = unionPairs(t.c.Meta().InDomHistory(t.desc.InDom))
+			t.pairs = t.unionPairs()
 			sort.Slice(t.pairs, func(i, j int) bool { return t.pairs[i].id < t.pairs[j].id })
 			t.printLabels()
 		}
@@ -584,8 +574,10 @@ func (t *tool) loop() {
 			t.out.WriteString("  ")
 			t.printEvents(v)
 		case t.raw || t.desc.Sem != pmapi.SemCounter:
+			t.jsonVals(stamp, v)
 			t.printVals(v)
 		default:
+			t.jsonRates(v, stamp, prev, prevStamp)
 			t.printRates(v, stamp, prev, prevStamp)
 		}
 		t.reporting = true
@@ -599,14 +591,7 @@ func (t *tool) knowsAll(vs *pmapi.ValueSet) bool {
 		return true
 	}
 	for _, v := range vs.Values {
-		found := false
-		for _, p := range t.pairs {
-			if p.id == v.Inst {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !t.known(v.Inst) {
 			return false
 		}
 	}

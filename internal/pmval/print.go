@@ -1,10 +1,12 @@
 package pmval
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -85,10 +87,14 @@ func (t *tool) printHeader() {
 	fmt.Fprintf(w, "archive:   %s\n", t.source)
 	fmt.Fprintf(w, "host:      %s\n", t.c.Label().Hostname)
 	// (6.0.3 prints pmCtime here, -X or not.)
+	start, end := t.origin, t.finish
+	if t.o.reverse {
+		start, end = end, start
+	}
 	w.WriteString("start:     ")
-	w.WriteString(t.ctime(t.origin.Sec))
+	w.WriteString(t.ctime(start.Sec))
 	w.WriteString("end:       ")
-	w.WriteString(t.ctime(t.finish.Sec))
+	w.WriteString(t.ctime(end.Sec))
 	if !t.events {
 		w.WriteString("semantics: ")
 		switch t.desc.Sem {
@@ -212,35 +218,70 @@ func pad(s string, width int) string {
 // digits within the column.
 func (t *tool) printReal(v float64, sem pmapi.Sem, minwidth int) {
 	w := t.out
+	b := t.scratch[:0]
+	defer func() { t.scratch = b[:0] }()
 	if v < 0 && sem == pmapi.SemCounter {
 		w.WriteString(pad("!", minwidth))
 		return
 	}
 	if t.fixed != -1 {
-		w.WriteString(pad(formatF(v, t.fixed), minwidth))
+		b = appendF(b, v, t.fixed)
+		t.writePadded(b, minwidth)
 		return
 	}
 	switch {
 	case v == 0:
-		w.WriteString(pad(formatF(v, 0), minwidth-5))
+		b = appendF(b, v, 0)
+		t.writePadded(b, minwidth-5)
 		w.WriteString(".0   ")
 	case v < 0.1 || v > 9999:
-		w.WriteString(pad(formatE(v, 3), minwidth))
+		b = appendE(b, v, 3)
+		t.writePadded(b, minwidth)
 	case v <= 0.9999:
-		w.WriteString(pad(formatF(v, 4), minwidth))
+		b = appendF(b, v, 4)
+		t.writePadded(b, minwidth)
 	case v <= 9.999:
-		w.WriteString(pad(formatF(v, 3), minwidth-1))
+		b = appendF(b, v, 3)
+		t.writePadded(b, minwidth-1)
 		w.WriteString(" ")
 	case v <= 99.99:
-		w.WriteString(pad(formatF(v, 2), minwidth-2))
+		b = appendF(b, v, 2)
+		t.writePadded(b, minwidth-2)
 		w.WriteString("  ")
 	case v <= 999.9:
-		w.WriteString(pad(formatF(v, 1), minwidth-3))
+		b = appendF(b, v, 1)
+		t.writePadded(b, minwidth-3)
 		w.WriteString("   ")
 	default:
-		w.WriteString(pad(formatF(v, 0), minwidth-5))
+		b = appendF(b, v, 0)
+		t.writePadded(b, minwidth-5)
 		w.WriteString(".    ")
 	}
+}
+
+// writePadded writes b right-aligned in width columns ("%*s"), as pad.
+func (t *tool) writePadded(b []byte, width int) {
+	for n := width - len(b); n > 0; n -= len(spaces) {
+		t.out.WriteString(spaces[:min(n, len(spaces))])
+	}
+	t.out.Write(b)
+}
+
+const spaces = "                                "
+
+// appendF and appendE append formatF's and formatE's text to dst.
+func appendF(dst []byte, v float64, prec int) []byte {
+	if math.IsInf(v, 0) || v != v {
+		return append(dst, formatF(v, prec)...)
+	}
+	return strconv.AppendFloat(dst, v, 'f', prec, 64)
+}
+
+func appendE(dst []byte, v float64, prec int) []byte {
+	if math.IsInf(v, 0) || v != v {
+		return append(dst, formatE(v, prec)...)
+	}
+	return strconv.AppendFloat(dst, v, 'E', prec, 64)
 }
 
 // formatF is C's "%.<prec>f", with "inf" and "nan" as C prints them.
@@ -396,12 +437,9 @@ func (t *tool) printVals(vs *pmapi.ValueSet) {
 	}
 	for _, p := range t.pairs {
 		found := false
-		for j := range vs.Values {
-			if vs.Values[j].Inst == p.id {
-				one(&vs.Values[j], t.cols)
-				found = true
-				break
-			}
+		if j := findInst(vs.Values, p.id); j >= 0 {
+			one(&vs.Values[j], t.cols)
+			found = true
 		}
 		if !found {
 			t.out.WriteString(pad("?", t.cols))
@@ -419,18 +457,25 @@ func (t *tool) printVals(vs *pmapi.ValueSet) {
 }
 
 func (t *tool) known(inst int32) bool {
-	for _, p := range t.pairs {
-		if p.id == inst {
-			return true
-		}
-	}
-	return false
+	// t.pairs is sorted by id.
+	_, found := slices.BinarySearchFunc(t.pairs, inst, func(p instPair, id int32) int { return cmp.Compare(p.id, id) })
+	return found
 }
 
 // printRate prints the rate between two values of a counter.
 func (t *tool) printRate(cur, prev *pmapi.Value, delta float64, width int) {
+	t.printReal(t.rate(cur, prev, delta), pmapi.SemCounter, width)
+}
+
+// rate is the rate of a counter between two values delta seconds apart.
+// With --reverse the current value is the earlier one: the rate is still
+// taken from the earlier value to the later.
+func (t *tool) rate(cur, prev *pmapi.Value, delta float64) float64 {
+	if t.o.reverse {
+		cur, prev, delta = prev, cur, -delta
+	}
 	v := t.extract(cur) - t.extract(prev)
-	if v < 0 && os.Getenv("PCP_COUNTER_WRAP") != "" {
+	if v < 0 && t.counterWrap() {
 		switch t.desc.Type {
 		case pmapi.Type32, pmapi.TypeU32:
 			v += float64(math.MaxUint32) + 1
@@ -438,8 +483,36 @@ func (t *tool) printRate(cur, prev *pmapi.Value, delta float64, width int) {
 			v += float64(math.MaxUint64) + 1
 		}
 	}
-	v /= delta
-	t.printReal(v, pmapi.SemCounter, width)
+	return v / delta
+}
+
+// findInst is the index of the first value of instance id in vals, which
+// getvals has sorted by instance, or -1.
+func findInst(vals []pmapi.Value, id int32) int {
+	lo, hi := 0, len(vals)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if vals[m].Inst < id {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(vals) && vals[lo].Inst == id {
+		return lo
+	}
+	return -1
+}
+
+// counterWrap reports whether PCP_COUNTER_WRAP is set (looked up once).
+func (t *tool) counterWrap() bool {
+	if t.wrapEnv == 0 {
+		t.wrapEnv = -1
+		if os.Getenv("PCP_COUNTER_WRAP") != "" {
+			t.wrapEnv = 1
+		}
+	}
+	return t.wrapEnv > 0
 }
 
 // printRates prints the rates of a counter between two fetches.
@@ -455,23 +528,13 @@ func (t *tool) printRates(cur *pmapi.ValueSet, curStamp pmapi.Timestamp, prev *p
 		return
 	}
 	for _, p := range t.pairs {
-		j, k := -1, -1
-		for jj := range cur.Values {
-			if cur.Values[jj].Inst != p.id {
-				continue
+		j, k := findInst(cur.Values, p.id), -1
+		if j >= 0 {
+			if j < len(prev.Values) && prev.Values[j].Inst == cur.Values[j].Inst {
+				k = j
+			} else {
+				k = findInst(prev.Values, p.id)
 			}
-			j = jj
-			if jj < len(prev.Values) && prev.Values[jj].Inst == cur.Values[jj].Inst {
-				k = jj
-				break
-			}
-			for kk := range prev.Values {
-				if prev.Values[kk].Inst == cur.Values[jj].Inst {
-					k = kk
-					break
-				}
-			}
-			break
 		}
 		if j >= 0 && k >= 0 {
 			t.printRate(&cur.Values[j], &prev.Values[k], delta, t.cols)
