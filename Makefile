@@ -53,12 +53,15 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	done
 
-# bench: the Go micro-benchmarks, then pcpkit vs the real pmdumplog and
-# pmlogsummary on the large generated archive (scripts/bench.sh; results in
-# docs/benchmarks.md and docs/pmlogsummary.md).
+# bench: the Go micro-benchmarks, then pcpkit vs the real tools on the
+# large generated archives: pmdumplog and pmlogsummary (scripts/bench.sh),
+# pmval and pmrep (scripts/bench-replay.sh), pmlogger against the local
+# pmcd (scripts/bench-pmlogger.sh). Results in docs/benchmarks.md.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	GO=$(GO) bash scripts/bench.sh
+	GO=$(GO) bash scripts/bench-replay.sh
+	GO=$(GO) bash scripts/bench-pmlogger.sh
 
 clean:
 	rm -rf $(BIN)
