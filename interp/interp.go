@@ -166,22 +166,27 @@ type Interp struct {
 	delta   int64 // nanoseconds; its sign is the direction
 	serial  bool
 	metrics map[pmapi.PMID]*metric
-	// lookup's cache: the metric (or nil) of the PMID last seen at each
-	// position of a record's value sets; records of one archive mostly
-	// repeat the same layout.
-	slotPMID []pmapi.PMID
-	slotM    []*metric
-	want     []*inst
-	profile  Profile
-	wrap     bool
-	end      float64   // the end of the archive, once read (libpcp's ac_end)
-	pend     []pending // roll's run of records passed over
-	reread   Record    // a record read again
-	epoch    uint64    // collapses made
-	lastT    float64   // the latest time pass has seen in this read
-	fetches  uint64    // Fetch calls made
-	ms       []*metric // Fetch's metrics, by position in its request
-	arena    []byte    // the value blocks of the current result (block)
+	// lookupSlow's cache: the metric (or nil) of the PMID last seen at
+	// each position of a record's value sets; records of one archive
+	// mostly repeat the same layout.
+	slotPMID  []pmapi.PMID
+	slotM     []*metric
+	gen       uint64      // changes when metrics does (Record.scan)
+	layout    []layoutSet // Record.scan's last value sets by position
+	unbound   []*inst     // Fetch's instances searched for
+	scans     [scanSlots]scanned
+	want      []*inst
+	profile   Profile
+	wrap      bool
+	end       float64   // the end of the archive, once read (libpcp's ac_end)
+	pend      []pending // roll's run of records passed over
+	reread    Record    // a record read again
+	epoch     uint64    // collapses made
+	lastT     float64   // the latest time pass has seen in this read
+	fetches   uint64    // Fetch calls made
+	ms        []*metric // Fetch's metrics, by position in its request
+	arena     []byte    // the value blocks of the current result (block)
+	arenaHint int       // the size of the next arena
 }
 
 // New returns an Interp reading src, with its origin at the start of the
@@ -192,6 +197,7 @@ func New(src Source) *Interp {
 		start:   src.Start(),
 		sub:     newSubber(),
 		metrics: map[pmapi.PMID]*metric{},
+		gen:     1,
 	}
 	ip.origin = ip.start
 	ip.delta = 1e9
@@ -266,7 +272,9 @@ func (ip *Interp) Fetch(pmids []pmapi.PMID) (res *pmapi.Result, err error) {
 		}
 	}()
 	treq := ip.sub.sub(at, ip.start)
-	debugf("Fetch @ %d.%09d t_req=%.6f serial=%v\n", at.Sec, at.Nsec, treq, ip.serial)
+	if debug {
+		debugf("Fetch @ %d.%09d t_req=%.6f serial=%v\n", at.Sec, at.Nsec, treq, ip.serial)
+	}
 	if treq < -0.001 {
 		return nil, pmapi.ErrEOL
 	}
@@ -346,7 +354,8 @@ func (ip *Interp) Fetch(pmids []pmapi.PMID) (res *pmapi.Result, err error) {
 
 	seenMark := false
 	doneRoll := false
-	var unbound []*inst
+	unbound := ip.unbound[:0]
+	defer func() { ip.unbound = unbound[:0] }()
 
 	// Lower bounds.
 	back := 0
@@ -371,7 +380,9 @@ func (ip *Interp) Fetch(pmids []pmapi.PMID) (res *pmapi.Result, err error) {
 			ic.tPrior > treq && (!ip.forw() || !isScanned(ic.sPrior)) ||
 			isMark(ic.sNext) && ic.tPrior == treq {
 			back++
-			debugf("search back: %v\n", ic)
+			if debug {
+				debugf("search back: %v\n", ic)
+			}
 			ic.search = true
 			unbound = append(unbound, ic)
 		}
@@ -379,6 +390,11 @@ func (ip *Interp) Fetch(pmids []pmapi.PMID) (res *pmapi.Result, err error) {
 	if back > 0 {
 		if err := ip.src.RestoreOffset(); err != nil {
 			return nil, err
+		}
+		// Likewise no search back ends by its tFirst after the latest.
+		maxFirst := math.Inf(-1)
+		for _, ic := range unbound {
+			maxFirst = max(maxFirst, ic.tFirst)
 		}
 		done := 0
 		for done < back {
@@ -397,6 +413,9 @@ func (ip *Interp) Fetch(pmids []pmapi.PMID) (res *pmapi.Result, err error) {
 				return nil, err
 			}
 			for _, ic := range unbound {
+				if t > maxFirst {
+					break
+				}
 				if ic.search && t <= ic.tFirst {
 					ic.search = false
 					ic.sPrior |= sScanned
@@ -439,7 +458,9 @@ func (ip *Interp) Fetch(pmids []pmapi.PMID) (res *pmapi.Result, err error) {
 			ic.tNext < treq && (ip.forw() || !isScanned(ic.sNext)) ||
 			isMark(ic.sPrior) && ic.tNext == treq {
 			forw++
-			debugf("search forw: %v\n", ic)
+			if debug {
+				debugf("search forw: %v\n", ic)
+			}
 			ic.search = true
 			unbound = append(unbound, ic)
 		}
@@ -450,6 +471,14 @@ func (ip *Interp) Fetch(pmids []pmapi.PMID) (res *pmapi.Result, err error) {
 		}
 		// Records before treq are passed over lazily, as roll does.
 		rr := ip.rereader(treq)
+		// No instance's search ends by its tLast before the earliest
+		// of them (searches only end as records are read).
+		minLast := math.Inf(1)
+		for _, ic := range unbound {
+			if ic.tLast >= 0 {
+				minLast = min(minLast, ic.tLast)
+			}
+		}
 		done := 0
 		for done < forw {
 			r, err := ip.src.Read(true)
@@ -475,6 +504,9 @@ func (ip *Interp) Fetch(pmids []pmapi.PMID) (res *pmapi.Result, err error) {
 				}
 			}
 			for _, ic := range unbound {
+				if t < minLast {
+					break
+				}
 				if ic.search && ic.tLast >= 0 && t >= ic.tLast {
 					ic.search = false
 					ic.sNext |= sScanned
@@ -528,7 +560,30 @@ func (ip *Interp) Fetch(pmids []pmapi.PMID) (res *pmapi.Result, err error) {
 		}
 	}
 	ip.arena = nil // a new result: blocks of its own
-	res = &pmapi.Result{Timestamp: at, VSets: make([]pmapi.ValueSet, len(pmids))}
+	// One allocation for the result and its value sets (of one metric,
+	// as pmval asks), one for all the values.
+	if len(pmids) == 1 {
+		box := &struct {
+			res pmapi.Result
+			vs  [1]pmapi.ValueSet
+		}{}
+		res = &box.res
+		res.VSets = box.vs[:]
+	} else {
+		res = &pmapi.Result{VSets: make([]pmapi.ValueSet, len(pmids))}
+	}
+	res.Timestamp = at
+	nvals := 0
+	for _, m := range ms {
+		if m != nil && m.numval > 0 {
+			nvals += int(m.numval)
+		}
+	}
+	var slab []pmapi.Value
+	if nvals > 0 {
+		slab = make([]pmapi.Value, nvals)
+	}
+	ip.arenaHint = 8 * nvals // enough for the blocks of 64-bit values
 	for j, p := range pmids {
 		vs := &res.VSets[j]
 		vs.PMID = p
@@ -539,7 +594,8 @@ func (ip *Interp) Fetch(pmids []pmapi.PMID) (res *pmapi.Result, err error) {
 		vs.NumVal = m.numval
 		vs.ValFmt = m.valfmt
 		if m.numval > 0 {
-			vs.Values = make([]pmapi.Value, 0, m.numval)
+			n := int(m.numval)
+			vs.Values, slab = slab[:0:n], slab[n:]
 			for _, ic := range m.order {
 				if !ic.inresult {
 					continue
@@ -632,15 +688,16 @@ func (ip *Interp) update(treq, t float64, r *Record, how int, done *int, seenMar
 		}
 		return nil
 	}
-	if !r.walk() {
+	var v pmapi.Value
+	recalled := ip.recall(r)
+	if !r.scanAll(ip) {
 		return pmapi.ErrLogRec
 	}
-	for k := range r.vsets {
-		vs := &r.vsets[k]
-		m := ip.lookupAt(k, vs.pmid)
-		if m == nil {
-			continue
-		}
+	if !recalled {
+		ip.remember(r)
+	}
+	for i := range r.hits {
+		m, vs := r.hits[i].m, &r.hits[i].vs
 		nv := int(vs.numval)
 		if err := m.checkFmt(r, vs); err != nil {
 			return err
@@ -650,7 +707,7 @@ func (ip *Interp) update(treq, t float64, r *Record, how int, done *int, seenMar
 		}
 		if m.byInst == nil {
 			// Singular: the first value, whatever its instance.
-			v := r.value(vs, 0)
+			r.value(vs, 0, &v)
 			ip.take(m.insts[0], treq, t, &v, how, done)
 			continue
 		}
@@ -659,7 +716,7 @@ func (ip *Interp) update(treq, t float64, r *Record, how int, done *int, seenMar
 			if ic == nil {
 				continue
 			}
-			v := r.value(vs, j)
+			r.value(vs, j, &v)
 			ip.take(ic, treq, t, &v, how, done)
 		}
 	}
@@ -688,9 +745,10 @@ func (m *metric) checkFmt(r *Record, vs *vsetRef) error {
 	return nil
 }
 
-// lookupAt returns the state of metric p if it has been asked for, else
-// nil, for the value set at position k of a record.
-func (ip *Interp) lookupAt(k int, p pmapi.PMID) *metric {
+// lookup returns the state of metric p if it has been asked for, else
+// nil, for the value set at position k of a record, by a cache by
+// position (records of one archive mostly repeat the same layout).
+func (ip *Interp) lookup(k int, p pmapi.PMID) *metric {
 	if k < len(ip.slotPMID) && ip.slotPMID[k] == p {
 		return ip.slotM[k]
 	}
@@ -774,6 +832,8 @@ func (ip *Interp) metric(p pmapi.PMID) *metric {
 	m := &metric{pmid: p, valfmt: -1, lastNumval: -1}
 	ip.metrics[p] = m
 	ip.slotPMID, ip.slotM = ip.slotPMID[:0], ip.slotM[:0]
+	ip.gen++ // what records were scanned for has changed
+	clear(ip.layout)
 	meta := ip.src.Meta()
 	d, ok := meta.Desc(p)
 	if !ok {

@@ -54,7 +54,9 @@ func (ip *Interp) roll(treq float64, seenMark *bool) error {
 			return ip.collapse(rr, treq)
 		}
 		ip.src.SaveOffset()
-		debugf("roll to %.6f mark=%v\n", t, r.IsMark())
+		if debug {
+			debugf("roll to %.6f mark=%v\n", t, r.IsMark())
+		}
 		if r, err = ip.pass(rr, r, t, treq); err != nil {
 			return err
 		}
@@ -137,7 +139,9 @@ func (ip *Interp) rollEach(treq float64, seenMark *bool) error {
 			return nil
 		}
 		ip.src.SaveOffset()
-		debugf("roll to %.6f mark=%v\n", t, r.IsMark())
+		if debug {
+			debugf("roll to %.6f mark=%v\n", t, r.IsMark())
+		}
 		if err := ip.update(treq, t, r, ip.dirUpd(), nil, seenMark); err != nil {
 			return err
 		}
@@ -163,26 +167,24 @@ func (ip *Interp) collapse(rr Rereader, treq float64) error {
 		left += len(m.insts)
 	}
 	r := &ip.reread
+	var v pmapi.Value
 	for i := len(ip.pend) - 1; i >= 0 && left > 0; i-- {
 		p := ip.pend[i]
 		if !rr.Reread(p.h, r) {
 			return errReread
 		}
-		// The value sets are walked only as far as the last metric
+		// The value sets are scanned only as far as the last metric
 		// asked for (one value set each, as pmlogger writes them).
+		ip.recall(r)
 		found := 0
-		for k := 0; found < len(ip.metrics); k++ {
-			if !r.walkTo(k) {
-				if !r.walk() {
+		for h := 0; found < len(ip.metrics); h++ {
+			if h >= len(r.hits) && !r.scan(ip, true) {
+				if !r.sound {
 					return pmapi.ErrLogRec
 				}
 				break
 			}
-			vs := &r.vsets[k]
-			m := ip.lookupAt(k, vs.pmid)
-			if m == nil {
-				continue
-			}
+			m, vs := r.hits[h].m, &r.hits[h].vs
 			found++
 			if err := m.checkFmt(r, vs); err != nil {
 				return err
@@ -195,7 +197,7 @@ func (ip *Interp) collapse(rr Rereader, treq float64) error {
 				if ic := m.insts[0]; ic.settled != ip.epoch {
 					ic.settled = ip.epoch
 					left--
-					v := r.value(vs, 0)
+					r.value(vs, 0, &v)
 					ip.take(ic, treq, p.t, &v, updForw, nil)
 				}
 				continue
@@ -208,7 +210,7 @@ func (ip *Interp) collapse(rr Rereader, treq float64) error {
 				}
 				ic.settled = ip.epoch
 				left--
-				v := r.value(vs, j)
+				r.value(vs, j, &v)
 				ip.take(ic, treq, p.t, &v, updForw, nil)
 			}
 		}

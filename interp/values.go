@@ -191,7 +191,8 @@ func (v *value) host32() uint32 {
 // allocation per Fetch (a result's blocks live as long as the result).
 func (ip *Interp) block(size int) []byte {
 	if len(ip.arena) < size {
-		ip.arena = make([]byte, max(512, size))
+		ip.arena = make([]byte, max(ip.arenaHint, size, 64))
+		ip.arenaHint = 0
 	}
 	b := ip.arena[:size:size]
 	ip.arena = ip.arena[size:]

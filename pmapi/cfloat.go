@@ -3,6 +3,7 @@ package pmapi
 import (
 	"math"
 	"math/big"
+	"math/bits"
 	"strconv"
 	"strings"
 )
@@ -259,3 +260,247 @@ func tinyInexact(r *big.Rat) bool {
 	x.Abs(x)
 	return x.Cmp(big.NewFloat(minNormal)) < 0
 }
+
+// pow10u are the powers of ten that fit in a uint64.
+var pow10u = [20]uint64{
+	1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9,
+	1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+}
+
+// scaleRound computes |f| * 10^k exactly (f finite and nonzero, 0 <= k <=
+// 19) and returns its integer part and the integer C's printf rounds it
+// to (to nearest, ties to even), with ok false when either does not fit
+// in 63 bits or |f| is out of the range handled (then the caller uses
+// strconv, which gives the same digits more slowly).
+func scaleRound(f float64, k int) (floor, round uint64, ok bool) {
+	b := math.Float64bits(f) &^ (1 << 63)
+	exp := int(b >> 52)
+	mant := b & (1<<52 - 1)
+	if exp == 0 {
+		return 0, 0, false // subnormal: tiny, leave it to strconv
+	}
+	mant |= 1 << 52
+	// |f| = mant * 2^-s
+	s := 1075 - exp
+	if s < 1 || s > 127 || k < 0 || k > 19 {
+		return 0, 0, false
+	}
+	hi, lo := bits.Mul64(mant, pow10u[k])
+	// q = (hi:lo) >> s, r = (hi:lo) mod 2^s
+	var q, rHi, rLo uint64
+	if s < 64 {
+		if hi>>s != 0 {
+			return 0, 0, false
+		}
+		q = hi<<(64-s) | lo>>s
+		rLo = lo & (1<<s - 1)
+	} else {
+		q = hi >> (s - 64)
+		rHi, rLo = hi&(1<<(s-64)-1), lo
+	}
+	if q >= 1<<63 {
+		return 0, 0, false
+	}
+	// Compare r with half = 2^(s-1).
+	var cmp int
+	if s <= 64 {
+		half := uint64(1) << (s - 1)
+		switch {
+		case rLo > half:
+			cmp = 1
+		case rLo < half:
+			cmp = -1
+		}
+	} else {
+		half := uint64(1) << (s - 65)
+		switch {
+		case rHi > half || rHi == half && rLo != 0:
+			cmp = 1
+		case rHi < half:
+			cmp = -1
+		}
+	}
+	round = q
+	if cmp > 0 || cmp == 0 && q&1 == 1 {
+		round++
+	}
+	return q, round, true
+}
+
+// appendFrac appends q / 10^prec with prec decimals ("%.<prec>f" of an
+// integer count of 10^-prec).
+func appendFrac(dst []byte, q uint64, prec int) []byte {
+	var buf [24]byte
+	i := len(buf)
+	for n := 0; n < prec; n++ {
+		i--
+		buf[i] = byte('0' + q%10)
+		q /= 10
+	}
+	if prec > 0 {
+		i--
+		buf[i] = '.'
+	}
+	for {
+		i--
+		buf[i] = byte('0' + q%10)
+		q /= 10
+		if q == 0 {
+			break
+		}
+	}
+	return append(dst, buf[i:]...)
+}
+
+// AppendFixed appends f as C's printf("%.<prec>f") does (0 <= prec),
+// for a finite f: exactly the digits strconv.AppendFloat(dst, f, 'f',
+// prec, 64) gives (the exact binary value rounded half to even), by
+// integer arithmetic when the scaled value fits in 63 bits.
+func AppendFixed(dst []byte, f float64, prec int) []byte {
+	if f != 0 && prec <= 19 {
+		q, ok := quickRound(math.Abs(f), prec)
+		if !ok {
+			_, q, ok = scaleRound(f, prec)
+		}
+		if ok {
+			if f < 0 {
+				dst = append(dst, '-')
+			}
+			return appendFrac(dst, q, prec)
+		}
+	}
+	return strconv.AppendFloat(dst, f, 'f', prec, 64)
+}
+
+// AppendExp appends f as C's printf("%.<prec>E") does (0 <= prec), for a
+// finite f: exactly the digits of strconv.AppendFloat(dst, f, 'E', prec,
+// 64), by integer arithmetic for |f| below 10^prec+1 (down to about
+// 10^-15), strconv otherwise.
+func AppendExp(dst []byte, f float64, prec int) []byte {
+	if f == 0 || prec > 17 {
+		return strconv.AppendFloat(dst, f, 'E', prec, 64)
+	}
+	// x: the decimal exponent, 10^x <= |f| < 10^(x+1), guessed from
+	// the binary exponent (floor(e2*log10(2)): x or one less) and put
+	// right by the exact integer part of |f| * 10^(prec-x), which must
+	// have prec+1 digits.
+	e2 := int(math.Float64bits(f)>>52&0x7ff) - 1023
+	x := (e2 * 78913) >> 18
+	a := math.Abs(f)
+	if x >= -pow10fBias && x+1 < len(pow10f)-pow10fBias && a >= pow10f[x+1+pow10fBias] {
+		x++ // a guess still: the powers of ten below 1 are inexact
+	}
+	// Mostly, one multiplication or division gives the digits: when
+	// y, within a relative 2^-53 of |f| * 10^(prec-x), is surely at
+	// least 10^prec (in the decade guessed) and its rounding is certain.
+	// A y that rounds to 10^(prec+1) is that power of ten whether the
+	// exact value is just below it (rounding up) or in the next decade.
+	if y, ok := scaledY(a, prec-x); ok && y > float64(pow10u[prec])*(1+0x1p-50) {
+		if q, ok := quickRoundY(y); ok && q <= pow10u[prec+1] {
+			if q == pow10u[prec+1] {
+				q /= 10
+				x++
+			}
+			return appendExp(dst, f < 0, q, prec, x)
+		}
+	}
+	for range 3 {
+		k := prec - x
+		if k < 0 {
+			break
+		}
+		fl, q, ok := scaleRound(f, k)
+		if !ok {
+			break
+		}
+		switch {
+		case fl < pow10u[prec]:
+			x--
+			continue
+		case fl >= pow10u[prec+1]:
+			x++
+			continue
+		}
+		if q == pow10u[prec+1] {
+			// rounded up to the next power of ten
+			q /= 10
+			x++
+		}
+		return appendExp(dst, f < 0, q, prec, x)
+	}
+	return strconv.AppendFloat(dst, f, 'E', prec, 64)
+}
+
+// appendExp appends the digits q (prec+1 of them) as d.ddd and the
+// exponent x: "%.<prec>E".
+func appendExp(dst []byte, neg bool, q uint64, prec, x int) []byte {
+	if neg {
+		dst = append(dst, '-')
+	}
+	dst = appendFrac(dst, q, prec)
+	dst = append(dst, 'E')
+	if x < 0 {
+		dst = append(dst, '-')
+		x = -x
+	} else {
+		dst = append(dst, '+')
+	}
+	if x < 100 {
+		return append(dst, byte('0'+x/10), byte('0'+x%10))
+	}
+	return strconv.AppendInt(dst, int64(x), 10)
+}
+
+// pow10exact[k] is 10^k, exact in a float64 up to 10^22.
+var pow10exact = [23]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// quickRound is a * 10^k (a > 0, 0 <= k) rounded to an integer as C's
+// printf rounds (the exact product, to nearest, ties to even), by one
+// floating-point multiplication: its result is within a relative 2^-53
+// of the product, so the rounding is certain unless the product is that
+// close to a half-integer; ok is false then, or out of range.
+func quickRound(a float64, k int) (uint64, bool) {
+	if k < 0 || k > 22 {
+		return 0, false
+	}
+	return quickRoundY(a * pow10exact[k])
+}
+
+// scaledY is a * 10^k in floating point: one multiplication, or for a
+// negative k a division by 10^-k, so within a relative 2^-53 of it.
+func scaledY(a float64, k int) (float64, bool) {
+	switch {
+	case k >= 0 && k <= 22:
+		return a * pow10exact[k], true
+	case k < 0 && k >= -22:
+		return a / pow10exact[-k], true
+	}
+	return 0, false
+}
+
+func quickRoundY(y float64) (uint64, bool) {
+	if !(y < 0x1p52) {
+		return 0, false
+	}
+	fl := math.Floor(y)
+	d := y - fl - 0.5 // exact
+	if math.Abs(d) <= y*0x1p-50 {
+		return 0, false
+	}
+	q := uint64(fl)
+	if d > 0 {
+		q++
+	}
+	return q, true
+}
+
+// pow10f[i] is 10^(i-pow10fBias) as a float64 (nearest).
+var pow10f = func() (t [2*pow10fBias + 1]float64) {
+	for i := range t {
+		t[i] = math.Pow(10, float64(i-pow10fBias))
+	}
+	return
+}()
+
+const pow10fBias = 24

@@ -32,8 +32,10 @@ type mappedVol struct {
 
 // windowSize is the size of each buffer. Reading a volume in large
 // pieces costs about what mapping it costs, and less than a read per
-// record.
-const windowSize = 1 << 20
+// record; 256 KiB rather than more keeps the buffers in the processor's
+// cache between the copy and the scan of the records, and leaves fewer
+// pages to fault in (1 MiB buffers cost a short replay 10% more).
+const windowSize = 1 << 18
 
 // volume returns data volume vol of archive ai (a), opened for reading
 // through the buffers, or nil when it cannot be (compressed, missing,
@@ -110,7 +112,7 @@ func (m *mapper) bytes(v *mappedVol, off, n int64, forw bool) []byte {
 		w.buf = make([]byte, max(length, min(windowSize, v.size)))
 	}
 	b := w.buf[:length]
-	if k, err := v.f.ReadAt(b, start); int64(k) != length {
+	if k, err := preadFull(v.f, b, start); int64(k) != length {
 		_ = err
 		*w = window{buf: w.buf}
 		return nil

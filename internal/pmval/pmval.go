@@ -67,6 +67,8 @@ type tool struct {
 	labelStyle int
 
 	scratch []byte   // print.go's number formatting
+	stamp   []byte   // and its timestamps
+	line    []byte   // and its lines of rates
 	wrapEnv int8     // PCP_COUNTER_WRAP: 0 not looked up, 1 set, -1 not
 	json    *jsonOut // --json (json.go), nil without
 }
@@ -500,7 +502,7 @@ func (t *tool) getvals() (vs *pmapi.ValueSet, stamp pmapi.Timestamp, ok, end boo
 		fmt.Fprintf(t.errw, "\npmval: %s: %s\n", what, pmapi.Error(v.NumVal).Error())
 		return nil, stamp, false, false
 	}
-	sort.SliceStable(v.Values, func(i, j int) bool { return v.Values[i].Inst < v.Values[j].Inst })
+	sortByInst(v.Values)
 	return v, res.Timestamp, true, false
 }
 
@@ -590,10 +592,5 @@ func (t *tool) knowsAll(vs *pmapi.ValueSet) bool {
 	if t.desc.InDom == pmapi.InDomNull || t.events {
 		return true
 	}
-	for _, v := range vs.Values {
-		if !t.known(v.Inst) {
-			return false
-		}
-	}
-	return true
+	return t.allKnown(vs.Values) // sorted by getvals
 }

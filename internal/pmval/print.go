@@ -45,7 +45,7 @@ func typeStr(t pmapi.Type) string {
 // ".1000".
 func (t *tool) timestamp(ts pmapi.Timestamp) {
 	c := t.zone.Civil(ts.Sec)
-	var b []byte
+	b := t.stamp[:0]
 	if t.xflag == 0 {
 		b = pcptime.AppendClock(nil, c)
 		b = append(b, '.')
@@ -64,11 +64,13 @@ func (t *tool) timestamp(ts pmapi.Timestamp) {
 		b = pcptime.AppendYear(b, c)
 	}
 	t.out.Write(b)
+	t.stamp = b[:0]
 }
 
 // appendPadded appends v with at least digits digits (%0*d).
 func appendPadded(b []byte, v int64, digits int) []byte {
-	s := strconv.FormatInt(v, 10)
+	var buf [20]byte
+	s := strconv.AppendInt(buf[:0], v, 10)
 	for i := len(s); i < digits; i++ {
 		b = append(b, '0')
 	}
@@ -217,71 +219,88 @@ func pad(s string, width int) string {
 // rate, -f's fixed format, or a format that keeps about four significant
 // digits within the column.
 func (t *tool) printReal(v float64, sem pmapi.Sem, minwidth int) {
-	w := t.out
-	b := t.scratch[:0]
-	defer func() { t.scratch = b[:0] }()
+	b := appendReal(t.scratch[:0], v, sem, minwidth, t.fixed)
+	t.out.Write(b)
+	t.scratch = b[:0]
+}
+
+// appendReal appends printReal's text (fixed: -f's precision, or -1).
+func appendReal(b []byte, v float64, sem pmapi.Sem, minwidth, fixed int) []byte {
+	var nb [32]byte
 	if v < 0 && sem == pmapi.SemCounter {
-		w.WriteString(pad("!", minwidth))
-		return
+		return appendPad(b, "!", minwidth)
 	}
-	if t.fixed != -1 {
-		b = appendF(b, v, t.fixed)
-		t.writePadded(b, minwidth)
-		return
+	if fixed != -1 {
+		return appendPadBytes(b, appendF(nb[:0], v, fixed), minwidth)
 	}
 	switch {
 	case v == 0:
-		b = appendF(b, v, 0)
-		t.writePadded(b, minwidth-5)
-		w.WriteString(".0   ")
+		b = appendPadBytes(b, appendF(nb[:0], v, 0), minwidth-5)
+		return append(b, ".0   "...)
 	case v < 0.1 || v > 9999:
-		b = appendE(b, v, 3)
-		t.writePadded(b, minwidth)
+		return appendPadBytes(b, appendE(nb[:0], v, 3), minwidth)
 	case v <= 0.9999:
-		b = appendF(b, v, 4)
-		t.writePadded(b, minwidth)
+		return appendPadBytes(b, appendF(nb[:0], v, 4), minwidth)
 	case v <= 9.999:
-		b = appendF(b, v, 3)
-		t.writePadded(b, minwidth-1)
-		w.WriteString(" ")
+		b = appendPadBytes(b, appendF(nb[:0], v, 3), minwidth-1)
+		return append(b, ' ')
 	case v <= 99.99:
-		b = appendF(b, v, 2)
-		t.writePadded(b, minwidth-2)
-		w.WriteString("  ")
+		b = appendPadBytes(b, appendF(nb[:0], v, 2), minwidth-2)
+		return append(b, "  "...)
 	case v <= 999.9:
-		b = appendF(b, v, 1)
-		t.writePadded(b, minwidth-3)
-		w.WriteString("   ")
+		b = appendPadBytes(b, appendF(nb[:0], v, 1), minwidth-3)
+		return append(b, "   "...)
 	default:
-		b = appendF(b, v, 0)
-		t.writePadded(b, minwidth-5)
-		w.WriteString(".    ")
+		b = appendPadBytes(b, appendF(nb[:0], v, 0), minwidth-5)
+		return append(b, ".    "...)
 	}
 }
 
-// writePadded writes b right-aligned in width columns ("%*s"), as pad.
-func (t *tool) writePadded(b []byte, width int) {
-	for n := width - len(b); n > 0; n -= len(spaces) {
+// appendSpaces appends n spaces (none if n <= 0).
+func appendSpaces(b []byte, n int) []byte {
+	for n > 0 {
+		k := min(n, len(spaces))
+		b = append(b, spaces[:k]...)
+		n -= k
+	}
+	return b
+}
+
+// appendPadBytes appends s right-aligned in width columns ("%*s").
+func appendPadBytes(b, s []byte, width int) []byte {
+	return append(appendSpaces(b, width-len(s)), s...)
+}
+
+// appendPad appends s right-aligned in width columns ("%*s").
+func appendPad(b []byte, s string, width int) []byte {
+	return append(appendSpaces(b, width-len(s)), s...)
+}
+
+// writePaddedString writes s right-aligned in width columns ("%*s"), as
+// pad.
+func (t *tool) writePaddedString(s string, width int) {
+	for n := width - len(s); n > 0; n -= len(spaces) {
 		t.out.WriteString(spaces[:min(n, len(spaces))])
 	}
-	t.out.Write(b)
+	t.out.WriteString(s)
 }
 
 const spaces = "                                "
 
-// appendF and appendE append formatF's and formatE's text to dst.
+// appendF and appendE append formatF's and formatE's text to dst
+// (pmapi.AppendFixed and AppendExp: strconv's digits, faster).
 func appendF(dst []byte, v float64, prec int) []byte {
 	if math.IsInf(v, 0) || v != v {
 		return append(dst, formatF(v, prec)...)
 	}
-	return strconv.AppendFloat(dst, v, 'f', prec, 64)
+	return pmapi.AppendFixed(dst, v, prec)
 }
 
 func appendE(dst []byte, v float64, prec int) []byte {
 	if math.IsInf(v, 0) || v != v {
 		return append(dst, formatE(v, prec)...)
 	}
-	return strconv.AppendFloat(dst, v, 'E', prec, 64)
+	return pmapi.AppendExp(dst, v, prec)
 }
 
 // formatF is C's "%.<prec>f", with "inf" and "nan" as C prints them.
@@ -430,7 +449,7 @@ func (t *tool) printVals(vs *pmapi.ValueSet) {
 		if vs.NumVal == 1 {
 			one(&vs.Values[0], t.cols)
 		} else {
-			t.out.WriteString(pad("?", t.cols))
+			t.writePaddedString("?", t.cols)
 		}
 		t.out.WriteString("\n")
 		return
@@ -442,7 +461,7 @@ func (t *tool) printVals(vs *pmapi.ValueSet) {
 			found = true
 		}
 		if !found {
-			t.out.WriteString(pad("?", t.cols))
+			t.writePaddedString("?", t.cols)
 		}
 		t.out.WriteString(" ")
 	}
@@ -458,9 +477,44 @@ func (t *tool) printVals(vs *pmapi.ValueSet) {
 
 func (t *tool) known(inst int32) bool {
 	// t.pairs is sorted by id.
-	_, found := slices.BinarySearchFunc(t.pairs, inst, func(p instPair, id int32) int { return cmp.Compare(p.id, id) })
-	return found
+	lo, hi := 0, len(t.pairs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if t.pairs[m].id < inst {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo < len(t.pairs) && t.pairs[lo].id == inst
 }
+
+// allKnown reports whether every instance of vals (sorted by instance)
+// is in t.pairs, walking both together.
+func (t *tool) allKnown(vals []pmapi.Value) bool {
+	at := 0
+	for i := range vals {
+		id := vals[i].Inst
+		for at < len(t.pairs) && t.pairs[at].id < id {
+			at++
+		}
+		if at == len(t.pairs) || t.pairs[at].id != id {
+			return false
+		}
+	}
+	return true
+}
+
+// sortByInst sorts a fetch's values by instance, stably (as pmval's
+// qsort of them; libpcp never gives an instance twice).
+func sortByInst(vals []pmapi.Value) {
+	if slices.IsSortedFunc(vals, cmpInst) {
+		return
+	}
+	slices.SortStableFunc(vals, cmpInst)
+}
+
+func cmpInst(a, b pmapi.Value) int { return cmp.Compare(a.Inst, b.Inst) }
 
 // printRate prints the rate between two values of a counter.
 func (t *tool) printRate(cur, prev *pmapi.Value, delta float64, width int) {
@@ -522,14 +576,23 @@ func (t *tool) printRates(cur *pmapi.ValueSet, curStamp pmapi.Timestamp, prev *p
 		if cur.NumVal == 1 && prev.NumVal == 1 {
 			t.printRate(&cur.Values[0], &prev.Values[0], delta, t.cols)
 		} else {
-			t.out.WriteString(pad("?", t.cols))
+			t.writePaddedString("?", t.cols)
 		}
 		t.out.WriteString("\n")
 		return
 	}
+	// The line is made in t.line and written at once; cur's values and
+	// t.pairs are both sorted by instance, so they are walked together.
+	b := t.line[:0]
+	fixed := t.fixed
+	at := 0
 	for _, p := range t.pairs {
-		j, k := findInst(cur.Values, p.id), -1
-		if j >= 0 {
+		for at < len(cur.Values) && cur.Values[at].Inst < p.id {
+			at++
+		}
+		j, k := -1, -1
+		if at < len(cur.Values) && cur.Values[at].Inst == p.id {
+			j = at
 			if j < len(prev.Values) && prev.Values[j].Inst == cur.Values[j].Inst {
 				k = j
 			} else {
@@ -537,13 +600,18 @@ func (t *tool) printRates(cur *pmapi.ValueSet, curStamp pmapi.Timestamp, prev *p
 			}
 		}
 		if j >= 0 && k >= 0 {
-			t.printRate(&cur.Values[j], &prev.Values[k], delta, t.cols)
+			b = appendReal(b, t.rate(&cur.Values[j], &prev.Values[k], delta), pmapi.SemCounter, t.cols, fixed)
 		} else {
-			t.out.WriteString(pad("?", t.cols))
+			b = appendPad(b, "?", t.cols)
 		}
-		t.out.WriteString(" ")
+		b = append(b, ' ')
 	}
-	t.out.WriteString("\n")
+	b = append(b, '\n')
+	t.out.Write(b)
+	t.line = b[:0]
+	if !t.iall || t.allKnown(cur.Values) {
+		return
+	}
 	for j := range cur.Values {
 		if t.iall && !t.known(cur.Values[j].Inst) && j < len(prev.Values) && cur.Values[j].Inst == prev.Values[j].Inst {
 			t.out.WriteString("Warning: value=")
