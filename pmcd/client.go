@@ -107,7 +107,7 @@ type Client struct {
 	targets  []target
 	specHost string
 
-	conn     net.Conn
+	conn     pduConn
 	addr     target // the target conn is connected to
 	lostErr  error  // why conn is nil
 	features Features
@@ -118,10 +118,13 @@ type Client struct {
 	pid      uint32
 
 	wbuf    []byte
-	rbuf    []byte    // PDU buffer of Fetch: its Result's blocks alias it
-	sbuf    []byte    // PDU buffer of everything else
-	rb      resultBuf // Fetch's Result
-	hostRB  resultBuf // Host's private fetch
+	pend    []byte                     // bytes read past the last PDU (the start of the next)
+	rbuf    []byte                     // PDU buffer of Fetch: its Result's blocks alias it
+	sbuf    []byte                     // PDU buffer of everything else
+	rb      resultBuf                  // Fetch's Result
+	pre     map[MetaRequest]metaResult // Prefetch's replies, each for one use
+	bbuf    []byte                     // Prefetch's requests
+	hostRB  resultBuf                  // Host's private fetch
 	hostIDs []pmapi.PMID
 }
 
@@ -129,6 +132,16 @@ var (
 	_ source.Source      = (*Client)(nil)
 	_ source.Reconnector = (*Client)(nil)
 )
+
+// pduConn is the connection a Client talks over: a net.Conn during the
+// handshake (and for tests on net.Pipe), then, on Linux, the client's
+// own rawConn on the same socket.
+type pduConn interface {
+	io.Reader
+	io.Writer
+	io.Closer
+	SetDeadline(time.Time) error
+}
 
 // Dial connects to the pmcd named by spec and completes the handshake:
 //
@@ -341,7 +354,10 @@ func describeSpec(spec string) string {
 	return spec
 }
 
-func (c *Client) dialOne(t target) (net.Conn, error) {
+// dialOne connects to t and completes the handshake through Go's net
+// package (connect timeout, name resolution), then takes the socket over
+// (rawConn) for the requests.
+func (c *Client) dialOne(t target) (pduConn, error) {
 	d := net.Dialer{Timeout: c.cfg.connectTimeout}
 	conn, err := d.Dial(t.network, t.addr)
 	if err != nil {
@@ -351,6 +367,10 @@ func (c *Client) dialOne(t target) (net.Conn, error) {
 		conn.Close()
 		return nil, err
 	}
+	if rc := newRawConn(conn); rc != nil {
+		return rc, nil
+	}
+	conn.SetDeadline(time.Time{})
 	return conn, nil
 }
 
@@ -379,7 +399,8 @@ func (c *Client) handshake(conn net.Conn, t target) error {
 	if c.cfg.connectTimeout > 0 {
 		conn.SetDeadline(time.Now().Add(c.cfg.connectTimeout))
 	}
-	typ, pdu, err := readPDU(conn, &c.sbuf, c.cfg.maxPDU)
+	c.pend = c.pend[:0]
+	typ, pdu, err := readPDU(conn, &c.pend, &c.sbuf, c.cfg.maxPDU)
 	if err != nil {
 		return wrapReadErr(err, "handshake with "+t.String()+": reading pmcd's greeting")
 	}
@@ -420,41 +441,64 @@ func (c *Client) handshake(conn net.Conn, t target) error {
 	return nil
 }
 
-// readPDU reads one whole PDU into *buf (grown as needed, reused).
-func readPDU(r io.Reader, buf *[]byte, maxPDU int) (uint32, []byte, error) {
+// readPDU reads one whole PDU into *buf (grown as needed, reused). Each
+// read asks for as much as the buffer holds, so a PDU that has arrived
+// whole takes one read; bytes read past its end (the next PDU, as when
+// pmcd sends a state-change notice and then a result) are kept in *pend,
+// where the next call starts.
+func readPDU(r io.Reader, pend *[]byte, buf *[]byte, maxPDU int) (uint32, []byte, error) {
 	b := *buf
-	if cap(b) < 256 {
-		b = make([]byte, 256)
+	if size := max(256, len(*pend)); cap(b) < size {
+		b = make([]byte, size)
 	}
-	b = b[:hdrLen]
-	if _, err := io.ReadFull(r, b); err != nil {
-		*buf = b
+	b = b[:cap(b)]
+	have := copy(b, *pend)
+	*pend = (*pend)[:0]
+	*buf = b[:0]
+	// fill reads until at least need bytes are in b (ReadFull's errors:
+	// io.EOF when none came, io.ErrUnexpectedEOF when some did).
+	fill := func(need int) error {
+		start := have
+		for have < need {
+			n, err := r.Read(b[have:])
+			have += n
+			if err != nil && have < need {
+				if err == io.EOF && have > start {
+					err = io.ErrUnexpectedEOF
+				}
+				return err
+			}
+		}
+		return nil
+	}
+	if err := fill(hdrLen); err != nil {
 		return 0, nil, err
 	}
 	n := binary.BigEndian.Uint32(b)
 	typ := binary.BigEndian.Uint32(b[4:])
 	if n < hdrLen {
-		*buf = b
 		return typ, nil, &DecodeError{PDU: pduName(typ), Detail: fmt.Sprintf("length %d is shorter than the %d-byte header", n, hdrLen)}
 	}
 	if uint64(n) > uint64(maxPDU) {
-		*buf = b
 		return typ, nil, &DecodeError{PDU: pduName(typ), Detail: fmt.Sprintf("length %d is over the %d-byte limit", n, maxPDU)}
 	}
 	if cap(b) < int(n) {
-		nb := make([]byte, n, max(int(n), 2*cap(b)))
-		copy(nb, b)
+		nb := make([]byte, max(int(n), 2*cap(b)))
+		copy(nb, b[:have])
 		b = nb
+		*buf = b[:0]
 	}
-	b = b[:n]
-	*buf = b
-	if _, err := io.ReadFull(r, b[hdrLen:]); err != nil {
+	if err := fill(int(n)); err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
 		return typ, nil, fmt.Errorf("%s PDU of %d bytes: %w", pduName(typ), n, err)
 	}
-	return typ, b, nil
+	if have > int(n) {
+		*pend = append(*pend, b[n:have]...)
+	}
+	*buf = b[:n]
+	return typ, b[:n], nil
 }
 
 // wrapReadErr turns a readPDU error into a ConnError (I/O) or leaves a
@@ -479,6 +523,7 @@ func (c *Client) drop(err error) error {
 		c.conn.Close()
 		c.conn = nil
 	}
+	c.pend = c.pend[:0]
 	c.lostErr = err
 	return err
 }
@@ -509,7 +554,7 @@ func (c *Client) send(pdu []byte, op string) error {
 
 // recv reads the next reply PDU into *buf.
 func (c *Client) recv(buf *[]byte, op string) (uint32, []byte, error) {
-	typ, pdu, err := readPDU(c.conn, buf, c.cfg.maxPDU)
+	typ, pdu, err := readPDU(c.conn, &c.pend, buf, c.cfg.maxPDU)
 	if err != nil {
 		return 0, nil, c.drop(wrapReadErr(err, op+": reading reply"))
 	}
@@ -520,10 +565,15 @@ func (c *Client) recv(buf *[]byte, op string) (uint32, []byte, error) {
 // ERROR reply with a negative code is returned as that pmapi.Error; a
 // reply of a type other than want is a DecodeError.
 func (c *Client) call(req uint32, want uint32) ([]byte, error) {
-	op := pduName(req)
-	if err := c.send(c.wbuf, op); err != nil {
+	if err := c.send(c.wbuf, pduName(req)); err != nil {
 		return nil, err
 	}
+	return c.reply(req, want)
+}
+
+// reply reads the reply to a request of type req (see call).
+func (c *Client) reply(req uint32, want uint32) ([]byte, error) {
+	op := pduName(req)
 	for {
 		typ, pdu, err := c.recv(&c.sbuf, op)
 		if err != nil {
@@ -728,23 +778,16 @@ func (c *Client) Children(name string) (names []string, leaf []bool, err error) 
 
 // NamesOf returns every name of pmid (PMNS_IDS → PMNS_NAMES).
 func (c *Client) NamesOf(pmid pmapi.PMID) ([]string, error) {
+	if r, ok := c.prefetched(MetaRequest{Kind: MetaNames, Ident: uint32(pmid)}); ok {
+		return r.names, r.err
+	}
 	if err := c.ready("PMNS_IDS"); err != nil {
 		return nil, err
 	}
-	b := startPDU(c.wbuf, pduPMNSIDs, 0)
-	b = appendU32(b, 0)
-	b = appendU32(b, 1)
-	b = appendU32(b, uint32(pmid))
-	c.wbuf = finishPDU(b)
+	c.wbuf = encodeMeta(c.wbuf, MetaRequest{Kind: MetaNames, Ident: uint32(pmid)})
 	pdu, err := c.call(pduPMNSIDs, pduPMNSNames)
-	if err != nil {
-		return nil, err
-	}
-	names, _, err := decodeNames(pdu)
-	if err != nil {
-		return nil, c.drop(err)
-	}
-	return names, nil
+	r := c.metaReply(MetaNames, pdu, err)
+	return r.names, r.err
 }
 
 // Desc returns the descriptor of pmid (DESC_REQ → DESC).
@@ -877,25 +920,16 @@ func (c *Client) Labels(typ uint32, ident uint32) ([]archive.LabelSet, error) {
 	if c.features&FeatureLabels == 0 && c.conn != nil {
 		return []archive.LabelSet{}, nil
 	}
+	if r, ok := c.prefetched(MetaRequest{Kind: MetaLabels, Type: typ, Ident: ident}); ok {
+		return r.sets, r.err
+	}
 	if err := c.ready("LABEL_REQ"); err != nil {
 		return nil, err
 	}
-	b := startPDU(c.wbuf, pduLabelReq, 0)
-	b = appendU32(b, ident)
-	b = appendU32(b, typ)
-	c.wbuf = finishPDU(b)
+	c.wbuf = encodeMeta(c.wbuf, MetaRequest{Kind: MetaLabels, Type: typ, Ident: ident})
 	pdu, err := c.call(pduLabelReq, pduLabel)
-	if err != nil {
-		if err == pmapi.ErrNoLabels {
-			return []archive.LabelSet{}, nil
-		}
-		return nil, err
-	}
-	_, _, sets, err := decodeLabels(pdu)
-	if err != nil {
-		return nil, c.drop(err)
-	}
-	return sets, nil
+	r := c.metaReply(MetaLabels, pdu, err)
+	return r.sets, r.err
 }
 
 // Text returns help text: typ is archive.TextOneLine or TextHelp or-ed
@@ -904,22 +938,16 @@ func (c *Client) Labels(typ uint32, ident uint32) ([]archive.LabelSet, error) {
 // and a nil error. (pmcd's TEXT reply carries a wrongly swapped ident, so
 // it is not checked: replies are matched by order.)
 func (c *Client) Text(typ uint32, ident uint32) (string, error) {
+	if r, ok := c.prefetched(MetaRequest{Kind: MetaText, Type: typ, Ident: ident}); ok {
+		return r.text, r.err
+	}
 	if err := c.ready("TEXT_REQ"); err != nil {
 		return "", err
 	}
-	b := startPDU(c.wbuf, pduTextReq, 0)
-	b = appendU32(b, ident)
-	b = appendU32(b, typ)
-	c.wbuf = finishPDU(b)
+	c.wbuf = encodeMeta(c.wbuf, MetaRequest{Kind: MetaText, Type: typ, Ident: ident})
 	pdu, err := c.call(pduTextReq, pduText)
-	if err != nil {
-		return "", err
-	}
-	_, text, err := decodeText(pdu)
-	if err != nil {
-		return "", c.drop(err)
-	}
-	return text, nil
+	r := c.metaReply(MetaText, pdu, err)
+	return r.text, r.err
 }
 
 // sendProfile sends the include-all PROFILE (no reply).
@@ -1034,6 +1062,8 @@ func (c *Client) Reconnect() error {
 		c.conn.Close()
 		c.conn = nil
 	}
+	c.pend = c.pend[:0]
+	clear(c.pre)
 	if err := c.connect(); err != nil {
 		c.lostErr = err
 		return err
@@ -1049,6 +1079,8 @@ func (c *Client) Close() error {
 	}
 	err := c.conn.Close()
 	c.conn = nil
+	c.pend = c.pend[:0]
+	clear(c.pre)
 	c.lostErr = errors.New("closed")
 	return err
 }

@@ -18,6 +18,11 @@
 //	Fetch         [PROFILE] HIGHRES_FETCH → HIGHRES_RESULT (or FETCH → RESULT)
 //	Store         RESULT        → ERROR 0
 //
+// Prefetch sends many NamesOf, Labels and Text requests back to back
+// (pmcd answers them in order) and keeps the replies for the calls that
+// follow, so that a recorder's start-up takes a few round trips instead
+// of hundreds.
+//
 // Any request may be answered by an ERROR PDU instead; its code is
 // returned as a pmapi.Error. Before a fetch's result pmcd may send ERROR
 // PDUs with positive codes, state-change flags, which Fetch returns (any
@@ -34,7 +39,15 @@
 // longer than the limit (DefaultMaxPDU, see WithMaxPDU), shorter than its
 // header or otherwise malformed gives a *DecodeError naming the PDU type
 // and the fault, and the connection is dropped. Reads and writes have
-// deadlines (WithTimeout, WithConnectTimeout). A Client implements
+// deadlines (WithTimeout, WithConnectTimeout).
+//
+// On Linux the client connects and completes the handshake through Go's
+// net package, then drives the socket itself (rawconn_linux.go): a
+// request is one sendto, its reply one ppoll (whose timeout is the
+// request deadline) and usually one read of the whole PDU, with no
+// network poller, timers or goroutine wake-ups in between. A fetch loop
+// costs a fraction of the CPU it does through net.Conn
+// (docs/benchmarks.md, section "pmlogger"). A Client implements
 // source.Source and source.Reconnector: after an error for which Lost
 // reports true, Reconnect dials again and redoes the handshake; the
 // profile is sent again before the next fetch.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"strings"
@@ -808,5 +809,68 @@ func TestFakeHost(t *testing.T) {
 	checkResult(t, res, want) // still intact
 	if _, changes, err := c.Fetch([]pmapi.PMID{1}); err != nil || changes != 8 {
 		t.Errorf("Fetch after Host: changes %d, %v", changes, err)
+	}
+}
+
+// TestFakePrefetch: Prefetch pipelines the requests and keeps the
+// replies in order, a state change among them is kept for the next
+// Fetch, pmcd's errors come back from the calls, and a connection lost
+// mid-batch keeps the replies read before it.
+func TestFakePrefetch(t *testing.T) {
+	text := func(s string) []byte { return buildPDU(pduText, append(words(1, uint32(len(s))), s...)) }
+	spec := fakePMCD(t, func(f *fakeConn) {
+		f.handshake(fullFeatures)
+		// The whole batch comes before any reply.
+		var idents []uint32
+		for i := 0; i < 4; i++ {
+			body := f.expect(pduTextReq)
+			if len(body) == 8 {
+				idents = append(idents, binary.BigEndian.Uint32(body))
+			}
+		}
+		for _, id := range idents {
+			switch id {
+			case 2:
+				f.write(errorPDU(int32(pmapi.ErrText)))
+			case 3:
+				f.write(errorPDU(16), text("three")) // a state change first
+			default:
+				f.write(text(fmt.Sprint("text ", id)))
+			}
+		}
+		// The second batch: one reply, then the connection is lost.
+		f.expect(pduTextReq)
+		f.expect(pduTextReq)
+		f.write(text("five"))
+		f.c.Close()
+	})
+	c := dialFake(t, spec)
+	var reqs []MetaRequest
+	for id := uint32(1); id <= 4; id++ {
+		reqs = append(reqs, MetaRequest{Kind: MetaText, Type: 1, Ident: id})
+	}
+	if err := c.Prefetch(reqs); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[uint32]string{1: "text 1", 3: "three", 4: "text 4"} {
+		if got, err := c.Text(1, id); got != want || err != nil {
+			t.Errorf("Text(%d) = %q, %v; want %q", id, got, err, want)
+		}
+	}
+	if _, err := c.Text(1, 2); err != pmapi.ErrText {
+		t.Errorf("Text(2): %v, want %v", err, pmapi.ErrText)
+	}
+	if c.changes != 16 {
+		t.Errorf("state changes %d, want 16", c.changes)
+	}
+	err := c.Prefetch([]MetaRequest{{Kind: MetaText, Type: 1, Ident: 5}, {Kind: MetaText, Type: 1, Ident: 6}})
+	if err == nil || !c.Lost(err) {
+		t.Fatalf("Prefetch over a lost connection: %v", err)
+	}
+	if got, err := c.Text(1, 5); got != "five" || err != nil {
+		t.Errorf("Text(5) = %q, %v", got, err)
+	}
+	if _, err := c.Text(1, 6); !c.Lost(err) || !errors.Is(err, ErrNotConnected) {
+		t.Errorf("Text(6) after the loss: %v", err)
 	}
 }

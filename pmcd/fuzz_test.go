@@ -153,16 +153,23 @@ func FuzzReadPDU(f *testing.F) {
 	f.Add(words(8, pduError, 0))
 	f.Add(words(0xffffffff, pduError, 0))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var buf []byte
+		var buf, pend []byte
 		r := bytes.NewReader(b)
+		off := 0
 		for {
-			_, pdu, err := readPDU(r, &buf, 4096)
+			_, pdu, err := readPDU(r, &pend, &buf, 4096)
 			if err != nil {
 				return
 			}
 			if len(pdu) < hdrLen || len(pdu) > 4096 || int(binary.BigEndian.Uint32(pdu)) != len(pdu) {
 				t.Fatalf("PDU of %d bytes", len(pdu))
 			}
+			// The PDUs are the input's, in order, whatever was read
+			// ahead.
+			if !bytes.Equal(pdu, b[off:off+len(pdu)]) {
+				t.Fatalf("PDU at offset %d differs from the input", off)
+			}
+			off += len(pdu)
 		}
 	})
 }

@@ -670,3 +670,103 @@ func TestInteropStore(t *testing.T) {
 		t.Logf("Store(hinv.ncpu): %v (%d)", err, Code(err))
 	}
 }
+
+// TestInteropFetchNoAllocs: a steady fetch loop against the real pmcd,
+// on the unix socket and over TCP, allocates nothing (the client's own
+// socket I/O, the PDU buffers and the decoded Result are all reused).
+func TestInteropFetchNoAllocs(t *testing.T) {
+	for _, spec := range []string{"unix:", "localhost"} {
+		t.Run(spec, func(t *testing.T) {
+			c := livePMCD(t, spec)
+			names, err := c.Traverse("kernel.all")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids, err := c.LookupNames(names)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 3; i++ {
+				if _, _, err := c.Fetch(ids); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if n := testing.AllocsPerRun(200, func() {
+				if _, _, err := c.Fetch(ids); err != nil {
+					t.Fatal(err)
+				}
+			}); n != 0 {
+				t.Errorf("%v allocations per Fetch", n)
+			}
+		})
+	}
+}
+
+// TestInteropPrefetch: NamesOf, Labels and Text answered from Prefetch's
+// pipelined replies are what the calls return one by one.
+func TestInteropPrefetch(t *testing.T) {
+	c := livePMCD(t, "unix:")
+	ids, err := c.LookupNames([]string{"kernel.all.load", "disk.dev.read", "hinv.ncpu", "mem.util.free"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reqs []MetaRequest
+	for _, id := range ids {
+		d, err := c.Desc(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reqs = append(reqs, MetaRequest{Kind: MetaNames, Ident: uint32(id)})
+		for _, typ := range []uint32{archive.LabelContext, archive.LabelDomain, archive.LabelCluster, archive.LabelItem} {
+			reqs = append(reqs, MetaRequest{Kind: MetaLabels, Type: typ, Ident: uint32(id)})
+		}
+		reqs = append(reqs, MetaRequest{Kind: MetaText, Type: archive.TextOneLine | archive.TextPMID, Ident: uint32(id)},
+			MetaRequest{Kind: MetaText, Type: archive.TextHelp | archive.TextPMID, Ident: uint32(id)})
+		if d.InDom != pmapi.InDomNull {
+			reqs = append(reqs, MetaRequest{Kind: MetaLabels, Type: archive.LabelInstances, Ident: uint32(d.InDom)},
+				MetaRequest{Kind: MetaText, Type: archive.TextOneLine | archive.TextInDom, Ident: uint32(d.InDom)})
+		}
+	}
+	// Text for an unknown PMID: pmcd's error comes back as the call's.
+	reqs = append(reqs, MetaRequest{Kind: MetaText, Type: archive.TextOneLine | archive.TextPMID, Ident: uint32(pmapi.NewPMID(60, 4000, 1))})
+	call := func(r MetaRequest) string {
+		switch r.Kind {
+		case MetaNames:
+			v, err := c.NamesOf(pmapi.PMID(r.Ident))
+			return fmt.Sprintf("%q %v", v, err)
+		case MetaLabels:
+			v, err := c.Labels(r.Type, r.Ident)
+			return fmt.Sprintf("%+v %v", v, err)
+		default:
+			v, err := c.Text(r.Type, r.Ident)
+			return fmt.Sprintf("%q %v", v, err)
+		}
+	}
+	want := make([]string, len(reqs))
+	for i, r := range reqs {
+		want[i] = call(r)
+	}
+	// More requests than one batch, with duplicates.
+	all := append(append(append([]MetaRequest(nil), reqs...), reqs...), reqs...)
+	for len(all) < 3*prefetchBatch {
+		all = append(all, reqs...)
+	}
+	if err := c.Prefetch(all); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.pre) != len(reqs) {
+		t.Errorf("%d replies kept for %d distinct requests", len(c.pre), len(reqs))
+	}
+	for i, r := range reqs {
+		if got := call(r); got != want[i] {
+			t.Errorf("%+v: prefetched %s, called %s", r, got, want[i])
+		}
+	}
+	if len(c.pre) != 0 {
+		t.Errorf("%d prefetched replies left", len(c.pre))
+	}
+	// The connection is in step: a fetch works.
+	if _, _, err := c.Fetch(ids); err != nil {
+		t.Fatal(err)
+	}
+}

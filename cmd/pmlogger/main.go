@@ -17,10 +17,13 @@ import (
 )
 
 func main() {
-	// The recorder is one goroutine waiting on a timer and a socket:
-	// with a single P the runtime does not hand it between threads at
-	// every wake-up, which halves its CPU time per sample
-	// (scripts/bench-pmlogger.sh). $GOMAXPROCS still overrides.
+	// The recorder is one goroutine, waiting on pmcd's socket and
+	// between samples: with a single P the runtime does not hand it
+	// between threads at its wake-ups, which halved its CPU time per
+	// sample when it waited through the netpoller and timers (it now
+	// mostly keeps its P: pmcd.Client's own socket I/O, and
+	// internal/pmlogger's sleepHolding; scripts/bench-pmlogger.sh).
+	// $GOMAXPROCS still overrides.
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(1)
 	}

@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,6 +26,7 @@ import (
 	"github.com/pcpkit/pcpkit/derive"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
+	"github.com/pcpkit/pcpkit/pmcd"
 	"github.com/pcpkit/pcpkit/source"
 )
 
@@ -150,6 +152,8 @@ func (g *group) Once() bool { return g.Interval <= 0 }
 
 // fetchGroup is one fetch and record of a group.
 type fetchGroup struct {
+	metaDone bool // every metric's descriptor is in the archive
+
 	pmids  []pmapi.PMID // what is fetched (derived operands included)
 	want   []pmapi.PMID // what is logged, descending
 	state  []*mstate    // per PMID of want
@@ -160,9 +164,16 @@ type fetchGroup struct {
 // that a sample like the last one costs no map lookups.
 type mstate struct {
 	m         *GroupMetric
-	descDone  bool    // its descriptor is in the archive (never for derived)
-	lastInsts []int32 // instances of its last value set, all in the logged indom
-	indomGen  uint64  // generation of the indom when lastInsts was checked
+	descDone  bool         // its descriptor is in the archive (never for derived)
+	lastInsts []int32      // instances of its last value set, all in the logged indom
+	indomGen  uint64       // generation of the indom when lastInsts was checked
+	ind       *loggedInDom // its instance domain as logged (nil: not looked up yet)
+}
+
+// loggedInDom is an instance domain as last written to the archive.
+type loggedInDom struct {
+	members map[int32]bool // nil: never written
+	gen     uint64         // bumped at each write
 }
 
 type span struct{ from, to int }
@@ -178,13 +189,16 @@ type Logger struct {
 	log io.Writer
 	pid int32
 
+	// realClock: Options.Now was nil, so the loop may wait with
+	// sleepHolding instead of a timer.
+	realClock bool
+
 	groups []*group
 
-	descs    map[pmapi.PMID]bool
-	labels   map[labelKey]bool
-	texts    map[textKey]bool
-	indoms   map[pmapi.InDom]map[int32]bool // the last logged membership
-	indomGen map[pmapi.InDom]uint64         // bumped at each write of an indom
+	descs  map[pmapi.PMID]bool
+	labels map[labelKey]bool
+	texts  map[textKey]bool
+	indoms map[pmapi.InDom]*loggedInDom
 
 	out        pmapi.Result // the record being written (reused)
 	outVSets   []pmapi.ValueSet
@@ -221,7 +235,8 @@ func New(o Options) (*Logger, error) {
 	if o.Version != 2 && o.Version != 3 {
 		return nil, fmt.Errorf("pmlogger: archive version %d: must be 2 or 3", o.Version)
 	}
-	if o.Now == nil {
+	realClock := o.Now == nil
+	if realClock {
 		o.Now = time.Now
 	}
 	if o.Zone == nil {
@@ -243,16 +258,16 @@ func New(o Options) (*Logger, error) {
 		o.SourceHost = o.Source.Host()
 	}
 	l := &Logger{
-		o:        o,
-		src:      o.Source,
-		log:      o.Log,
-		pid:      int32(os.Getpid()),
-		descs:    map[pmapi.PMID]bool{},
-		labels:   map[labelKey]bool{},
-		texts:    map[textKey]bool{},
-		indoms:   map[pmapi.InDom]map[int32]bool{},
-		indomGen: map[pmapi.InDom]uint64{},
+		o:      o,
+		src:    o.Source,
+		log:    o.Log,
+		pid:    int32(os.Getpid()),
+		descs:  map[pmapi.PMID]bool{},
+		labels: map[labelKey]bool{},
+		texts:  map[textKey]bool{},
+		indoms: map[pmapi.InDom]*loggedInDom{},
 	}
+	l.realClock = realClock
 	if l.log == nil {
 		l.log = io.Discard
 	}
@@ -417,8 +432,7 @@ func (l *Logger) putLogue(stamp pmapi.Timestamp, v logueVals, absArchive string,
 				if err := l.w.PutInDom(ir); err != nil {
 					return l.writeErr(err)
 				}
-				l.indoms[indomLogger] = map[int32]bool{inst: true}
-				l.indomGen[indomLogger]++
+				l.loggedInDom(indomLogger).set([]int32{inst})
 			}
 		}
 	}
@@ -500,8 +514,27 @@ func (l *Logger) loop() error {
 				wake = volAt
 			}
 		}
+		// Each turn yields once (runtime.Gosched): the goroutine keeps
+		// its P through pmcd requests (pmcd.Client) and short waits
+		// (sleepHolding), and a new scheduling slice stops sysmon from
+		// preempting it with a signal every 10 ms; it also lets the
+		// os/signal goroutine run before the signals are looked at.
 		now := l.o.Now()
-		if wake.IsZero() || wake.After(now) {
+		if !wake.IsZero() && wake.After(now) && l.realClock && wake.Sub(now) <= holdSleepMax {
+			// A short wait: sleep without parking (sleepHolding),
+			// then take any signal that came meanwhile.
+			sleepHolding(wake.Sub(now))
+			runtime.Gosched()
+			select {
+			case sig := <-l.o.Signals:
+				if stop := l.signal(sig); stop {
+					return nil
+				}
+				continue
+			default:
+			}
+			now = l.o.Now()
+		} else if wake.IsZero() || wake.After(now) {
 			var tc <-chan time.Time
 			if !wake.IsZero() {
 				if !timer.Stop() {
@@ -521,9 +554,11 @@ func (l *Logger) loop() error {
 				continue
 			case <-tc:
 			}
+			runtime.Gosched()
 			now = l.o.Now()
 		} else {
 			// Never starve the signals.
+			runtime.Gosched()
 			select {
 			case sig := <-l.o.Signals:
 				if stop := l.signal(sig); stop {
@@ -674,9 +709,20 @@ func (l *Logger) sample(g *group, fg *fetchGroup) error {
 	if len(r.VSets) == 0 {
 		return nil
 	}
+	if !fg.metaDone {
+		if pf := l.prefetchMeta(); pf != nil {
+			defer pf.Prefetch(nil) // drops what meta did not use
+		}
+	}
 	for i := range r.VSets {
 		if err := l.meta(l.outMetrics[i], &r.VSets[i], r.Timestamp); err != nil {
 			return err
+		}
+	}
+	if !fg.metaDone {
+		fg.metaDone = true
+		for _, ms := range fg.state {
+			fg.metaDone = fg.metaDone && ms.descDone
 		}
 	}
 	vol := l.w.Volume()
@@ -798,6 +844,22 @@ func (l *Logger) select_(g *fetchGroup, res *pmapi.Result) (*pmapi.Result, error
 			if m.Desc.InDom == pmapi.InDomNull && vs.NumVal != 1 {
 				return nil, fmt.Errorf("metric %s: %d values for a metric with no instance domain", pmid, vs.NumVal)
 			}
+			if m.Insts == nil {
+				// All instances: the record takes the source's
+				// values as they are (valid until the next fetch).
+				if vs.ValFmt != pmapi.ValFmtInsitu {
+					for i := range vs.Values {
+						if v := &vs.Values[i]; v.Block == nil || len(v.Block) > 1<<24-5 {
+							return nil, fmt.Errorf("metric %s: instance %d: bad value block", pmid, v.Inst)
+						}
+					}
+				}
+				out.Values = vs.Values
+				sp = append(sp, span{-1, -1})
+				l.outVSets = append(l.outVSets, out)
+				l.outMetrics = append(l.outMetrics, ms)
+				continue
+			}
 			from := len(l.outValues)
 			for i := range vs.Values {
 				v := &vs.Values[i]
@@ -900,7 +962,12 @@ func (l *Logger) meta(ms *mstate, vs *pmapi.ValueSet, stamp pmapi.Timestamp) err
 	}
 	// The same instances as last time, all in the indom as it was
 	// then logged: nothing to check.
-	gen := l.indomGen[desc.InDom]
+	li := ms.ind
+	if li == nil {
+		li = l.loggedInDom(desc.InDom)
+		ms.ind = li
+	}
+	gen := li.gen
 	if ms.indomGen == gen && gen != 0 && len(ms.lastInsts) == len(vs.Values) {
 		same := true
 		for i := range vs.Values {
@@ -913,7 +980,7 @@ func (l *Logger) meta(ms *mstate, vs *pmapi.ValueSet, stamp pmapi.Timestamp) err
 			return nil
 		}
 	}
-	known := l.indoms[desc.InDom]
+	known := li.members
 	need := known == nil
 	for i := 0; !need && i < len(vs.Values); i++ {
 		need = !known[vs.Values[i].Inst]
@@ -935,15 +1002,33 @@ func (l *Logger) meta(ms *mstate, vs *pmapi.ValueSet, stamp pmapi.Timestamp) err
 		}
 		return l.writeErr(err)
 	}
-	l.indomGen[desc.InDom]++
 	// (lastInsts is left stale: the next sample checks against the new
 	// membership.)
-	set := make(map[int32]bool, len(insts))
-	for _, x := range insts {
-		set[x] = true
-	}
-	l.indoms[desc.InDom] = set
+	li.set(insts)
 	return l.manageLabels(desc, stamp, true)
+}
+
+// loggedInDom returns the state of indom, made on first use.
+func (l *Logger) loggedInDom(indom pmapi.InDom) *loggedInDom {
+	li := l.indoms[indom]
+	if li == nil {
+		li = &loggedInDom{}
+		l.indoms[indom] = li
+	}
+	return li
+}
+
+// set records that the instance domain was written with insts.
+func (li *loggedInDom) set(insts []int32) {
+	if li.members == nil {
+		li.members = make(map[int32]bool, len(insts))
+	} else {
+		clear(li.members)
+	}
+	for _, x := range insts {
+		li.members[x] = true
+	}
+	li.gen++
 }
 
 // remember notes the instances of a value set found in the logged
@@ -974,16 +1059,71 @@ func (l *Logger) names(m *GroupMetric) []string {
 	return names
 }
 
-// manageLabels writes each label set not logged yet, in the real
-// pmlogger's order: context, domain, indom, cluster, item, instances
-// (only instances after an instance domain was written).
-func (l *Logger) manageLabels(desc pmapi.Desc, stamp pmapi.Timestamp, onlyInstances bool) error {
-	types := []uint32{archive.LabelContext, archive.LabelDomain, archive.LabelInDom, archive.LabelCluster, archive.LabelItem, archive.LabelInstances}
-	if onlyInstances {
-		types = types[5:]
+// metaPrefetcher is a source that can send metadata requests ahead of
+// the calls that use them (pmcd.Client).
+type metaPrefetcher interface {
+	Prefetch(reqs []pmcd.MetaRequest) error
+}
+
+// prefetchMeta sends ahead, in a few batches, the requests meta is going
+// to make for the metrics of the record being built whose descriptors
+// are not in the archive yet: their names, label sets and help text (as
+// manageLabels and manageText will ask, in that order). The answers are
+// those of the calls, so the archive is the same; a pmcd recording of
+// many metrics starts with hundreds of these requests, and one round
+// trip each would cost most of the start-up.
+func (l *Logger) prefetchMeta() metaPrefetcher {
+	pf, ok := l.src.(metaPrefetcher)
+	if !ok {
+		return nil
 	}
+	var reqs []pmcd.MetaRequest
+	labels := map[labelKey]bool{}
+	texts := map[textKey]bool{}
+	for i, ms := range l.outMetrics {
+		m := ms.m
+		if ms.descDone || l.descs[m.PMID] {
+			continue
+		}
+		desc := m.Desc
+		desc.PMID = l.outVSets[i].PMID
+		reqs = append(reqs, pmcd.MetaRequest{Kind: pmcd.MetaNames, Ident: uint32(m.PMID)})
+		var keys [6]labelKey
+		for _, k := range labelKeys(desc, false, &keys) {
+			if !l.labels[k] && !labels[k] {
+				labels[k] = true
+				reqs = append(reqs, pmcd.MetaRequest{Kind: pmcd.MetaLabels, Type: k.typ, Ident: k.ident})
+			}
+		}
+		var tkeys [4]textKey
+		for _, k := range textKeys(desc, &tkeys) {
+			if !l.texts[k] && !texts[k] {
+				texts[k] = true
+				reqs = append(reqs, pmcd.MetaRequest{Kind: pmcd.MetaText, Type: k.typ, Ident: k.ident})
+			}
+		}
+	}
+	if len(reqs) < 2 {
+		return nil
+	}
+	// A failure drops the connection: the calls that follow report it
+	// as they would have.
+	pf.Prefetch(reqs)
+	return pf
+}
+
+// labelKeys are the label sets manageLabels asks for, in its order:
+// context, domain, indom, cluster, item, instances (only instances
+// after an instance domain was written).
+func labelKeys(desc pmapi.Desc, onlyInstances bool, out *[6]labelKey) []labelKey {
+	types := [...]uint32{archive.LabelContext, archive.LabelDomain, archive.LabelInDom, archive.LabelCluster, archive.LabelItem, archive.LabelInstances}
+	first := 0
+	if onlyInstances {
+		first = 5
+	}
+	keys := out[:0]
 	ident := uint32(0xffffffff)
-	for _, typ := range types {
+	for _, typ := range types[first:] {
 		switch typ {
 		case archive.LabelInDom, archive.LabelInstances:
 			if desc.InDom == pmapi.InDomNull {
@@ -1003,7 +1143,36 @@ func (l *Logger) manageLabels(desc pmapi.Desc, stamp pmapi.Timestamp, onlyInstan
 		default:
 			ident = 0xffffffff
 		}
-		k := labelKey{typ, ident}
+		keys = append(keys, labelKey{typ, ident})
+	}
+	return keys
+}
+
+// textKeys are the help texts manageText asks for, in its order:
+// one-line for the PMID and the indom, then long help for both.
+func textKeys(desc pmapi.Desc, out *[4]textKey) []textKey {
+	keys := out[:0]
+	for _, tt := range []uint32{archive.TextOneLine, archive.TextHelp} {
+		for _, it := range []uint32{archive.TextPMID, archive.TextInDom} {
+			ident := uint32(desc.PMID)
+			if it == archive.TextInDom {
+				if desc.InDom == pmapi.InDomNull {
+					continue
+				}
+				ident = uint32(desc.InDom)
+			}
+			keys = append(keys, textKey{tt | it, ident})
+		}
+	}
+	return keys
+}
+
+// manageLabels writes each label set not logged yet, in the real
+// pmlogger's order (labelKeys).
+func (l *Logger) manageLabels(desc pmapi.Desc, stamp pmapi.Timestamp, onlyInstances bool) error {
+	var keys [6]labelKey
+	for _, k := range labelKeys(desc, onlyInstances, &keys) {
+		typ, ident := k.typ, k.ident
 		if l.labels[k] {
 			continue
 		}
@@ -1032,27 +1201,18 @@ func (l *Logger) manageLabels(desc pmapi.Desc, stamp pmapi.Timestamp, onlyInstan
 // manageText writes help text: one-line for the PMID and the indom,
 // then long help for both, each once.
 func (l *Logger) manageText(desc pmapi.Desc) error {
-	for _, tt := range []uint32{archive.TextOneLine, archive.TextHelp} {
-		for _, it := range []uint32{archive.TextPMID, archive.TextInDom} {
-			ident := uint32(desc.PMID)
-			if it == archive.TextInDom {
-				if desc.InDom == pmapi.InDomNull {
-					continue
-				}
-				ident = uint32(desc.InDom)
-			}
-			k := textKey{tt | it, ident}
-			if l.texts[k] {
-				continue
-			}
-			text, err := l.src.Text(tt|it, ident)
-			if err != nil {
-				continue
-			}
-			l.texts[k] = true
-			if err := l.w.PutText(&archive.HelpText{Type: tt | it, Ident: ident, Text: text}); err != nil {
-				return l.writeErr(err)
-			}
+	var keys [4]textKey
+	for _, k := range textKeys(desc, &keys) {
+		if l.texts[k] {
+			continue
+		}
+		text, err := l.src.Text(k.typ, k.ident)
+		if err != nil {
+			continue
+		}
+		l.texts[k] = true
+		if err := l.w.PutText(&archive.HelpText{Type: k.typ, Ident: k.ident, Text: text}); err != nil {
+			return l.writeErr(err)
 		}
 	}
 	return nil

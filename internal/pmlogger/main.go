@@ -396,7 +396,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		data, _ = io.ReadAll(os.Stdin)
 	}
 	fmt.Fprintf(log, "preprocessor cmd: /usr/lib/pcp/bin/pmcpp -rs -I %s %s\n", loggerconf.DefaultIncludeDir, cfgName)
-	exit, cfg, res, err := loggerconf.Check(log, data, cfgName, src, loggerconf.CheckOptions{
+	exit, cfg, res, err := loggerconf.Check(log, data, cfgName, namespaceFor(src), loggerconf.CheckOptions{
 		Options:      loggerconf.Options{DefaultInterval: o.interval},
 		NotifyPrefix: loggerconf.NotifyPrefix(now(), pid),
 	})

@@ -81,3 +81,29 @@ func BenchmarkSample(b *testing.B) {
 		}
 	}
 }
+
+// TestSampleNoAllocs: a sample whose instance domains have not changed
+// allocates nothing (fetch from the fake source, checks, metadata
+// checks, encoding and the write). An instance domain change still
+// allocates, in archive.Writer.PutInDom.
+func TestSampleNoAllocs(t *testing.T) {
+	src := newFake()
+	l, err := New(Options{Archive: filepath.Join(t.TempDir(), "a"), Source: src, Version: 3,
+		Groups: groupsFor(t, src, "log mandatory on 1 sec { fake.counter fake.instant fake.seq fake.cpu.user fake.string fake.float fake.big }", nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(1000, func() {
+		if err := l.Sample(0); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("%v allocations per sample", n)
+	}
+	if _, err := l.Finish(); err != nil {
+		t.Fatal(err)
+	}
+}

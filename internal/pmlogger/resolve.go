@@ -5,8 +5,86 @@ import (
 	"time"
 
 	"github.com/pcpkit/pcpkit/internal/loggerconf"
+	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/source"
 )
+
+// descBatcher is a source that looks many descriptors up in one
+// exchange (pmcd.Client: DESC_IDS → DESCS).
+type descBatcher interface {
+	Descs(pmids []pmapi.PMID) ([]pmapi.Desc, error)
+}
+
+// namespaceFor is the namespace a configuration is resolved against:
+// src itself, or, when src can look descriptors up in batches, src with
+// the descriptors of the PMIDs of each name lookup fetched in one
+// request (as the real pmlogger does with pmLookupDescs) rather than one
+// request per metric.
+func namespaceFor(src source.Source) loggerconf.Namespace {
+	b, ok := src.(descBatcher)
+	if !ok {
+		return src
+	}
+	return &prefetchNS{Source: src, batch: b, descs: map[pmapi.PMID]pmapi.Desc{}}
+}
+
+// prefetchNS answers Desc from the descriptors fetched after each
+// LookupNames. A PMID it has no descriptor for goes to the source, so
+// an unknown PMID gets the source's own error; a batch that lost the
+// connection has its error returned by the next Desc not answered from
+// the cache, where the source would have reported it.
+type prefetchNS struct {
+	source.Source
+	batch descBatcher
+	descs map[pmapi.PMID]pmapi.Desc
+	err   error // of the last batch, for the next Desc
+	todo  []pmapi.PMID
+}
+
+func (p *prefetchNS) LookupNames(names []string) ([]pmapi.PMID, error) {
+	ids, err := p.Source.LookupNames(names)
+	if err != nil {
+		return ids, err
+	}
+	p.todo = p.todo[:0]
+	for _, id := range ids {
+		if _, ok := p.descs[id]; !ok && id != pmapi.PMIDNull && !containsPMID(p.todo, id) {
+			p.todo = append(p.todo, id)
+		}
+	}
+	if len(p.todo) > 0 && p.err == nil {
+		ds, err := p.batch.Descs(p.todo)
+		if rc, ok := p.Source.(source.Reconnector); ok && err != nil && rc.Lost(err) {
+			p.err = err
+		}
+		for i, d := range ds {
+			if i < len(p.todo) && d.PMID == p.todo[i] {
+				p.descs[d.PMID] = d
+			}
+		}
+	}
+	return ids, nil
+}
+
+func (p *prefetchNS) Desc(pmid pmapi.PMID) (pmapi.Desc, error) {
+	if d, ok := p.descs[pmid]; ok {
+		return d, nil
+	}
+	if err := p.err; err != nil {
+		p.err = nil
+		return pmapi.Desc{}, err
+	}
+	return p.Source.Desc(pmid)
+}
+
+func containsPMID(list []pmapi.PMID, id pmapi.PMID) bool {
+	for _, x := range list {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
 
 // GroupsFrom turns the groups package loggerconf resolved (pmlogger's
 // tasks) into the engine's: the groups that log something, in their

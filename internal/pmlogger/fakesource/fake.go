@@ -120,6 +120,8 @@ type Source struct {
 	vsets  []pmapi.ValueSet
 	vals   []pmapi.Value
 	blocks []byte
+	spans  []span
+	blks   []blk
 
 	// Counters for tests.
 	Fetches, ReconnectCalls int
@@ -228,6 +230,21 @@ func DiskInsts(n int) []int32 {
 	return out
 }
 
+// diskMembers are InDomDisk's instances and names for n/ChurnEvery%3 =
+// 0, 1, 2.
+var diskMembers = func() (m [3]struct {
+	insts []int32
+	names []string
+}) {
+	for phase := range m {
+		m[phase].insts = DiskInsts(phase * ChurnEvery)
+		for _, k := range m[phase].insts {
+			m[phase].names = append(m[phase].names, "disk"+strconv.Itoa(int(k)))
+		}
+	}
+	return m
+}()
+
 // InDom returns an instance domain as it is at the current fetch.
 func (s *Source) InDom(indom pmapi.InDom) ([]int32, []string, error) {
 	s.mu.Lock()
@@ -239,11 +256,11 @@ func (s *Source) InDom(indom pmapi.InDom) ([]int32, []string, error) {
 	case InDomCPU:
 		return []int32{0, 1, 2, 3}, []string{"cpu0", "cpu1", "cpu2", "cpu3"}, nil
 	case InDomDisk:
-		insts := DiskInsts(s.n)
-		names := make([]string, len(insts))
-		for i, k := range insts {
-			names[i] = "disk" + strconv.Itoa(int(k))
-		}
+		// The membership cycles through three states: each is built
+		// once and shared (callers do not modify what InDom returns;
+		// the full slices make an append copy).
+		m := &diskMembers[(s.n/ChurnEvery)%3]
+		insts, names := m.insts[:len(m.insts):len(m.insts)], m.names[:len(m.names):len(m.names)]
 		if s.BadInDom {
 			names = append(names, "extra")
 		}
@@ -437,58 +454,57 @@ func (s *Source) Fetch(pmids []pmapi.PMID) (*pmapi.Result, uint32, error) {
 	s.vsets = s.vsets[:0]
 	s.vals = s.vals[:0]
 	s.blocks = s.blocks[:0]
-	// Values first (their slices may move as they grow), then the sets.
-	type span struct{ from, to int }
-	spans := make([]span, 0, len(pmids))
-	type blk struct{ val, off, n int }
-	var blks []blk
+	s.spans = s.spans[:0]
+	s.blks = s.blks[:0]
+	// Values first (their slices may move as they grow), then the sets;
+	// nothing is allocated once the buffers have grown.
 	for _, p := range pmids {
 		from := len(s.vals)
 		if _, ok := s.byPMID(p); !ok {
-			spans = append(spans, span{-1, int(pmapi.ErrPMID)})
+			s.spans = append(s.spans, span{-1, int(pmapi.ErrPMID)})
 			continue
-		}
-		add := func(inst int32, insitu int32, bt pmapi.Type, b []byte) {
-			v := pmapi.Value{Inst: inst, Insitu: insitu, BlockType: bt}
-			if b != nil {
-				blks = append(blks, blk{len(s.vals), len(s.blocks), len(b)})
-				s.blocks = append(s.blocks, b...)
-			}
-			s.vals = append(s.vals, v)
 		}
 		switch p {
 		case PMIDCounter:
-			add(-1, 0, pmapi.TypeU64, nativeU64(uint64(10*n)))
+			s.addU64(-1, pmapi.TypeU64, uint64(10*n))
 		case PMIDInstant:
-			add(-1, 0, pmapi.TypeDouble, nativeU64(math.Float64bits(float64(n)/4)))
+			s.addU64(-1, pmapi.TypeDouble, math.Float64bits(float64(n)/4))
 		case PMIDString:
-			add(-1, 0, pmapi.TypeString, append([]byte("value "+strconv.Itoa(n)), 0))
+			b := len(s.blocks)
+			s.blocks = append(s.blocks, "value "...)
+			s.blocks = strconv.AppendInt(s.blocks, int64(n), 10)
+			s.blocks = append(s.blocks, 0)
+			s.addBlock(-1, pmapi.TypeString, b)
 		case PMIDBig:
-			add(-1, 0, pmapi.TypeString, append([]byte(strings.Repeat("x", 999)), 0))
+			b := len(s.blocks)
+			s.blocks = append(s.blocks, bigValue...)
+			s.addBlock(-1, pmapi.TypeString, b)
 		case PMIDU32:
 			for k := int32(0); k < 4; k++ {
-				add(k, int32(uint32(n)*uint32(k+1)), 0, nil)
+				s.vals = append(s.vals, pmapi.Value{Inst: k, Insitu: int32(uint32(n) * uint32(k+1))})
 			}
 		case PMIDDisk:
-			for _, k := range DiskInsts(n) {
-				add(k, 0, pmapi.TypeU64, nativeU64(uint64(n)+uint64(k)))
+			for k := 0; k < 6; k++ {
+				if diskPresent(n, k) {
+					s.addU64(int32(k), pmapi.TypeU64, uint64(n)+uint64(k))
+				}
 			}
 		case PMIDFloat:
-			add(-1, int32(math.Float32bits(float32(n)+0.5)), 0, nil)
+			s.vals = append(s.vals, pmapi.Value{Inst: -1, Insitu: int32(math.Float32bits(float32(n) + 0.5))})
 		case PMIDSeq:
-			add(-1, int32(n), 0, nil)
+			s.vals = append(s.vals, pmapi.Value{Inst: -1, Insitu: int32(n)})
 		case PMIDPid:
-			add(-1, 0, pmapi.TypeU64, nativeU64(s.PID))
+			s.addU64(-1, pmapi.TypeU64, s.PID)
 		case PMIDSeqnum:
-			add(-1, int32(s.Seqnum), 0, nil)
+			s.vals = append(s.vals, pmapi.Value{Inst: -1, Insitu: int32(s.Seqnum)})
 		}
-		spans = append(spans, span{from, len(s.vals)})
+		s.spans = append(s.spans, span{from, len(s.vals)})
 	}
-	for _, b := range blks {
+	for _, b := range s.blks {
 		s.vals[b.val].Block = s.blocks[b.off : b.off+b.n : b.off+b.n]
 	}
 	for i, p := range pmids {
-		sp := spans[i]
+		sp := s.spans[i]
 		if sp.from < 0 {
 			s.vsets = append(s.vsets, pmapi.ValueSet{PMID: p, NumVal: int32(sp.to)})
 			continue
@@ -504,6 +520,28 @@ func (s *Source) Fetch(pmids []pmapi.PMID) (*pmapi.Result, uint32, error) {
 		s.Mangle(n, &s.res)
 	}
 	return &s.res, changes, nil
+}
+
+type span struct{ from, to int }
+
+// blk is a value block: the value it belongs to, and where it is in
+// Source.blocks.
+type blk struct{ val, off, n int }
+
+// bigValue is fake.big's value.
+var bigValue = append([]byte(strings.Repeat("x", 999)), 0)
+
+// addBlock adds a value whose block is s.blocks[from:].
+func (s *Source) addBlock(inst int32, bt pmapi.Type, from int) {
+	s.blks = append(s.blks, blk{len(s.vals), from, len(s.blocks) - from})
+	s.vals = append(s.vals, pmapi.Value{Inst: inst, BlockType: bt})
+}
+
+// addU64 adds a value with a 64-bit block (nativeU64's layout).
+func (s *Source) addU64(inst int32, bt pmapi.Type, v uint64) {
+	from := len(s.blocks)
+	s.blocks = binary.BigEndian.AppendUint64(s.blocks, v)
+	s.addBlock(inst, bt, from)
 }
 
 // nativeU64 is the payload of a 64-bit value block as archives and PDUs
