@@ -711,6 +711,33 @@ func (w *Writer) PutResult(r *pmapi.Result) error {
 	return w.putData(w.buf, r.Timestamp)
 }
 
+// PutEncodedResult writes rec, a data record made by AppendResultRecord
+// for this Writer's version (a copy, with other values of the same
+// sizes, of one PutResult wrote), stamped t: rec's timestamp is set to t
+// first. What is written is what PutResult would write for the Result
+// rec encodes.
+func (w *Writer) PutEncodedResult(rec []byte, t pmapi.Timestamp) error {
+	if err := w.check(); err != nil {
+		return err
+	}
+	if err := w.checkStamp(t); err != nil {
+		return err
+	}
+	hdr := dataHeaderV2
+	if w.version == 3 {
+		hdr = dataHeaderV3
+	}
+	if len(rec) < hdr+4 || int(binary.BigEndian.Uint32(rec)) != len(rec) {
+		return encodeErr("encoded data record framing is not whole")
+	}
+	if w.version == 3 {
+		putStamp3(rec[4:], t)
+	} else {
+		putStamp2(rec[4:], t)
+	}
+	return w.putData(rec, t)
+}
+
 // PutMark writes a <mark> record at t, as pmlogger and pmlogextract
 // write theirs: it gets no index entry and does not count as the last
 // record for the closing entry (a Result with no value sets, as copied

@@ -981,24 +981,55 @@ func (c *Client) Fetch(pmids []pmapi.PMID) (*pmapi.Result, uint32, error) {
 }
 
 func (c *Client) fetch(pmids []pmapi.PMID, buf *[]byte, rb *resultBuf) (*pmapi.Result, uint32, error) {
+	pdu, typ, changes, err := c.fetchPDU(pmids, buf)
+	if err != nil {
+		return nil, changes, err
+	}
+	res, err := rb.decode(pdu, typ)
+	if err != nil {
+		return nil, changes, c.drop(err)
+	}
+	return res, changes, nil
+}
+
+// FetchPDU is Fetch without the decoding: it returns the reply, a
+// RESULT or HIGHRES_RESULT PDU of type typ (header included, valid until
+// c's next call), not checked beyond its header. The caller must either
+// pass it to DecodeResult or prove it well formed itself (as a PDU of
+// the same shape as one DecodeResult accepted).
+func (c *Client) FetchPDU(pmids []pmapi.PMID) (pdu []byte, typ uint32, changes uint32, err error) {
+	return c.fetchPDU(pmids, &c.rbuf)
+}
+
+// DecodeResult decodes a PDU from FetchPDU, as Fetch would have: an
+// error drops the connection.
+func (c *Client) DecodeResult(pdu []byte, typ uint32) (*pmapi.Result, error) {
+	res, err := c.rb.decode(pdu, typ)
+	if err != nil {
+		return nil, c.drop(err)
+	}
+	return res, nil
+}
+
+func (c *Client) fetchPDU(pmids []pmapi.PMID, buf *[]byte) ([]byte, uint32, uint32, error) {
 	req, want := uint32(pduHighresFetch), uint32(pduHighresResult)
 	if c.features&FeatureHighres == 0 {
 		req, want = pduFetch, pduResult
 	}
 	op := pduName(req)
 	if err := c.ready(op); err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	if len(pmids) == 0 {
 		// As libpcp's pmFetch; pmcd would answer PM_ERR_IPC.
-		return nil, 0, pmapi.ErrTooSmall
+		return nil, 0, 0, pmapi.ErrTooSmall
 	}
 	if n := hdrLen + 16 + 4*len(pmids); n > maxRequest {
-		return nil, 0, fmt.Errorf("pmcd: %s of %d PMIDs (%d bytes) is over pmcd's %d-byte request limit", op, len(pmids), n, maxRequest)
+		return nil, 0, 0, fmt.Errorf("pmcd: %s of %d PMIDs (%d bytes) is over pmcd's %d-byte request limit", op, len(pmids), n, maxRequest)
 	}
 	if !c.profiled {
 		if err := c.sendProfile(); err != nil {
-			return nil, 0, err
+			return nil, 0, 0, err
 		}
 	}
 	b := startPDU(c.wbuf, req, 0)
@@ -1011,19 +1042,19 @@ func (c *Client) fetch(pmids []pmapi.PMID, buf *[]byte, rb *resultBuf) (*pmapi.R
 	}
 	c.wbuf = finishPDU(b)
 	if err := c.send(c.wbuf, op); err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	changes := c.changes
 	c.changes = 0
 	for {
 		typ, pdu, err := c.recv(buf, op)
 		if err != nil {
-			return nil, changes, err
+			return nil, 0, changes, err
 		}
 		if typ == pduError {
 			code, _, _, err := decodeError(pdu)
 			if err != nil {
-				return nil, changes, c.drop(err)
+				return nil, 0, changes, c.drop(err)
 			}
 			if code > 0 {
 				// A state change; the result follows.
@@ -1032,13 +1063,9 @@ func (c *Client) fetch(pmids []pmapi.PMID, buf *[]byte, rb *resultBuf) (*pmapi.R
 			}
 		}
 		if _, err := c.checkReply(req, want, typ, pdu); err != nil {
-			return nil, changes, err
+			return nil, 0, changes, err
 		}
-		res, err := rb.decode(pdu, typ)
-		if err != nil {
-			return nil, changes, c.drop(err)
-		}
-		return res, changes, nil
+		return pdu, typ, changes, nil
 	}
 }
 

@@ -296,3 +296,11 @@ func decodeLabels(pdu []byte) (ident, typ uint32, sets []archive.LabelSet, err e
 	}
 	return ident, typ, sets, nil
 }
+
+// DecodeResultPDU decodes a whole RESULT or HIGHRES_RESULT PDU (header
+// included) of type typ, as Fetch decodes pmcd's reply; the Result's
+// value blocks point into pdu.
+func DecodeResultPDU(pdu []byte, typ uint32) (*pmapi.Result, error) {
+	var rb resultBuf
+	return rb.decode(pdu, typ)
+}

@@ -158,6 +158,8 @@ type fetchGroup struct {
 	want   []pmapi.PMID // what is logged, descending
 	state  []*mstate    // per PMID of want
 	byPMID map[pmapi.PMID]*GroupMetric
+
+	fast fastRec // the fast path's state (fastpath.go)
 }
 
 // mstate is what the engine remembers of a metric of a fetch group, so
@@ -183,6 +185,11 @@ type textKey struct{ typ, ident uint32 }
 
 // Logger is one recording.
 type Logger struct {
+	// verifyFast, when set (tests), is called after each record the
+	// fast path writes, with the PDU and the record.
+	verifyFast func(fg *fetchGroup, pdu []byte, typ uint32, rec []byte)
+	noFast     bool // tests: the general path only (on the same PDUs)
+
 	o   Options
 	src source.Source
 	w   *archive.Writer
@@ -681,7 +688,44 @@ func (l *Logger) sample(g *group, fg *fetchGroup) error {
 			return nil
 		}
 	}
-	res, changes, err := l.src.Fetch(fg.pmids)
+	var (
+		res     *pmapi.Result
+		changes uint32
+		err     error
+		pdu     []byte
+		typ     uint32
+	)
+	ps, raw := l.src.(pduSource)
+	// (Only once every descriptor is logged: the PDU must not be
+	// overwritten by meta's requests before arm reads it.)
+	wasMetaDone := fg.metaDone
+	if raw {
+		pdu, typ, changes, err = ps.FetchPDU(fg.pmids)
+		if err == nil && changes == 0 && fg.fast.armed {
+			vol0 := l.w.Volume()
+			_, before0 := l.w.Offsets()
+			stamp, done, err := l.putFast(fg, pdu, typ)
+			if done {
+				if err != nil {
+					fg.fast.armed = false
+					if errors.Is(err, archive.ErrEncode) {
+						l.stats.Errors++
+						fmt.Fprintf(l.log, "pmlogger: bad result from the source, sample dropped: %v\n", err)
+						return nil
+					}
+					return l.writeErr(err)
+				}
+				l.recorded(g, stamp, vol0, before0)
+				return nil
+			}
+		}
+		fg.fast.armed = false
+		if err == nil {
+			res, err = ps.DecodeResult(pdu, typ)
+		}
+	} else {
+		res, changes, err = l.src.Fetch(fg.pmids)
+	}
 	if err != nil {
 		l.stats.Errors++
 		// As the real pmlogger's disconnect() reports them.
@@ -737,7 +781,17 @@ func (l *Logger) sample(g *group, fg *fetchGroup) error {
 		}
 		return l.writeErr(err)
 	}
-	l.lastStamp, l.haveStamp = r.Timestamp, true
+	if raw && changes == 0 && wasMetaDone && !l.noFast {
+		l.arm(fg, pdu, typ, r)
+	}
+	l.recorded(g, r.Timestamp, vol, before)
+	return nil
+}
+
+// recorded accounts for a record stamped stamp, written by a sample of
+// g that started in volume vol at data offset before.
+func (l *Logger) recorded(g *group, stamp pmapi.Timestamp, vol int, before int64) {
+	l.lastStamp, l.haveStamp = stamp, true
 	l.stats.Records++
 	if l.o.Report && !g.reported {
 		_, after := l.w.Offsets()
@@ -749,7 +803,6 @@ func (l *Logger) sample(g *group, fg *fetchGroup) error {
 	if l.o.Progress != nil {
 		l.o.Progress(l.stats.Records)
 	}
-	return nil
 }
 
 // reconnect tries to re-establish a lost source when the back-off
