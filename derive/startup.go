@@ -1,11 +1,11 @@
 package derive
 
 import (
-	"bufio"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/pcpkit/pcpkit/internal/pcpconf"
 )
 
 // StartupSpec is what libpcp loads when a process first uses derived
@@ -15,7 +15,7 @@ func StartupSpec() string {
 	if v, ok := os.LookupEnv("PCP_DERIVED_CONFIG"); ok {
 		return v
 	}
-	return filepath.Join(varDir(), "config", "derived")
+	return filepath.Join(pcpconf.VarDir(), "config", "derived")
 }
 
 // NewProcessRegistry is the derived metric state of a process as libpcp
@@ -27,26 +27,4 @@ func NewProcessRegistry(w io.Writer) *Registry {
 	r.RegisterEventMetrics()
 	r.LoadEnvConfig(StartupSpec(), w)
 	return r
-}
-
-// varDir is $PCP_VAR_DIR: from the environment, else from pcp.conf
-// ($PCP_CONF or /etc/pcp.conf), else /var/lib/pcp.
-func varDir() string {
-	if v := os.Getenv("PCP_VAR_DIR"); v != "" {
-		return v
-	}
-	conf := os.Getenv("PCP_CONF")
-	if conf == "" {
-		conf = "/etc/pcp.conf"
-	}
-	if f, err := os.Open(conf); err == nil {
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			if v, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "PCP_VAR_DIR="); ok && v != "" {
-				return v
-			}
-		}
-	}
-	return "/var/lib/pcp"
 }

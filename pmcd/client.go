@@ -1,7 +1,6 @@
 package pmcd
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/internal/pcpconf"
 	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/source"
 )
@@ -275,34 +275,7 @@ func DefaultSocket() string {
 	if p := os.Getenv("PMCD_SOCKET"); p != "" {
 		return p
 	}
-	dir := os.Getenv("PCP_RUN_DIR")
-	if dir == "" {
-		conf := os.Getenv("PCP_CONF")
-		if conf == "" {
-			conf = "/etc/pcp.conf"
-		}
-		dir = pcpConfValue(conf, "PCP_RUN_DIR")
-	}
-	if dir == "" {
-		dir = "/run/pcp"
-	}
-	return filepath.Join(dir, "pmcd.socket")
-}
-
-func pcpConfValue(path, key string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "=")
-		if ok && k == key {
-			return strings.Trim(v, `"'`)
-		}
-	}
-	return ""
+	return filepath.Join(pcpconf.Get("PCP_RUN_DIR", "/run/pcp"), "pmcd.socket")
 }
 
 // connect dials the targets in turn, stopping at the first that completes

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pcpkit/pcpkit/internal/pcpconf"
 	"github.com/pcpkit/pcpkit/internal/testenv"
 )
 
@@ -110,7 +111,7 @@ func TestPmcppDifferential(t *testing.T) {
 			t.Fatal(err)
 		}
 		stdout, stderr, rc := testenv.RunCommand(t, "", testenv.RealEnv(), pmcpp, file)
-		out, errs, failed := preprocess(file, varDir())
+		out, errs, failed := preprocess(file, pcpconf.VarDir())
 		if !bytes.Equal(stdout, out) || string(stderr) != errs || (rc != 0) != failed {
 			fails++
 			if fails <= 5 {

@@ -32,7 +32,6 @@
 package pmns
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -41,6 +40,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/pcpkit/pcpkit/internal/pcpconf"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -88,7 +88,7 @@ func Load(path string) (*Namespace, error) {
 		}
 	}
 	f.Close()
-	out, cppErrs, cppFailed := preprocess(path, varDir())
+	out, cppErrs, cppFailed := preprocess(path, pcpconf.VarDir())
 	var errs strings.Builder
 	errs.WriteString(cppErrs)
 	fail := func() (*Namespace, error) {
@@ -123,28 +123,6 @@ func errnoText(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
-}
-
-// varDir is $PCP_VAR_DIR: from the environment, else from pcp.conf ($PCP_CONF
-// or /etc/pcp.conf), else /var/lib/pcp.
-func varDir() string {
-	if v := os.Getenv("PCP_VAR_DIR"); v != "" {
-		return v
-	}
-	conf := os.Getenv("PCP_CONF")
-	if conf == "" {
-		conf = "/etc/pcp.conf"
-	}
-	if f, err := os.Open(conf); err == nil {
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			if v, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "PCP_VAR_DIR="); ok && v != "" {
-				return v
-			}
-		}
-	}
-	return "/var/lib/pcp"
 }
 
 // build links the definitions into a tree, with libpcp's checks.

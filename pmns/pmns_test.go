@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pcpkit/pcpkit/internal/pcpconf"
 	"github.com/pcpkit/pcpkit/internal/testenv"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
@@ -241,20 +242,6 @@ func TestInteropTestdata(t *testing.T) {
 	}
 }
 
-func TestVarDir(t *testing.T) {
-	t.Setenv("PCP_VAR_DIR", "/somewhere")
-	if got := varDir(); got != "/somewhere" {
-		t.Errorf("varDir() = %q", got)
-	}
-	conf := filepath.Join(t.TempDir(), "pcp.conf")
-	os.WriteFile(conf, []byte("# comment\nPCP_VAR_DIR=/from/conf\n"), 0o644)
-	t.Setenv("PCP_VAR_DIR", "")
-	t.Setenv("PCP_CONF", conf)
-	if got := varDir(); got != "/from/conf" {
-		t.Errorf("varDir() = %q", got)
-	}
-}
-
 // TestIncludeSearch checks pmcpp's search for #include files: the name as
 // given, then the main file's directory (not the including file's), then
 // $PCP_VAR_DIR/pmns.
@@ -276,7 +263,7 @@ func TestIncludeSearch(t *testing.T) {
 	write("var/pmns/v.h", "#define Y 246\n#define Z 247\n")
 	t.Setenv("PCP_VAR_DIR", filepath.Join(dir, "var"))
 	main := filepath.Join(dir, "main", "main.pmns")
-	out, errs, failed := preprocess(main, varDir())
+	out, errs, failed := preprocess(main, pcpconf.VarDir())
 	if failed {
 		t.Fatalf("preprocess failed: %s", errs)
 	}
