@@ -1,7 +1,6 @@
 package replay_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -108,38 +107,7 @@ func dmScript(t testing.TB, archive, config, names, ops string, opts derive.Eval
 		fmt.Fprintf(&b, "desc %s %d %d %d %d,%d,%d,%d,%d,%d\n", p, d.Type, uint32(d.InDom), d.Sem,
 			u.DimSpace, u.DimTime, u.DimCount, u.ScaleSpace, u.ScaleTime, u.CountScale())
 	}
-	modes := map[string]replay.Mode{"forw": replay.Forw, "back": replay.Back, "interp": replay.Interp}
-	num := func(s string) int64 {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			t.Fatalf("bad script number %q", s)
-		}
-		return n
-	}
-	sc := bufio.NewScanner(strings.NewReader(ops))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
-			continue
-		}
-		switch f[0] {
-		case "mode":
-			origin := pmapi.Timestamp{Sec: num(f[2]), Nsec: int32(num(f[3]))}
-			err := c.SetMode(modes[f[1]], origin, num(f[4])*1e9+num(f[5]))
-			fmt.Fprintf(&b, "mode %d\n", archiveCode(err))
-		case "fetch":
-			for i := int64(0); i < num(f[1]); i++ {
-				res, err := c.Fetch(pmids)
-				if err != nil {
-					fmt.Fprintf(&b, "F err %d\n", archiveCode(err))
-					continue
-				}
-				dmShow(&b, res, types)
-			}
-		default:
-			t.Fatalf("unknown script op %q", f[0])
-		}
-	}
+	runOps(t, &b, c, pmids, ops, func(res *pmapi.Result) { dmShow(&b, res, types) }, nil)
 	return b.String()
 }
 

@@ -164,7 +164,71 @@ func runScript(t testing.TB, dir, archive, metrics, ops string, env ...string) s
 			pmids = append(pmids, p)
 		}
 	}
-	modes := map[string]replay.Mode{"forw": replay.Forw, "back": replay.Back, "interp": replay.Interp}
+	runOps(t, &b, c, pmids, ops, func(res *pmapi.Result) { showResult(&b, "F", c.Meta(), res) },
+		func(f []string, num func(string) int64) bool {
+			switch f[0] {
+			case "modems":
+				origin := pmapi.Timestamp{Sec: num(f[2]), Nsec: int32(num(f[3]) * 1000)}
+				err := c.SetMode(scriptModes[f[1]], origin, num(f[4])*1e6)
+				fmt.Fprintf(&b, "mode %d\n", archiveCode(err))
+			case "archive":
+				for i := int64(0); i < num(f[1]); i++ {
+					res, err := c.FetchArchive()
+					if err != nil {
+						fmt.Fprintf(&b, "A err %d\n", archiveCode(err))
+						continue
+					}
+					showResult(&b, "A", c.Meta(), res)
+				}
+			case "profile":
+				var d, cl, it uint32
+				fmt.Sscanf(f[1], "%d.%d.%d", &d, &cl, &it)
+				desc, ok := c.Meta().Desc(pmapi.NewPMID(d, cl, it))
+				if !ok {
+					t.Fatalf("profile: no metric %s", f[1])
+				}
+				set := map[int32]bool{}
+				if f[2] != "-" {
+					for _, x := range strings.Split(f[2], ",") {
+						set[int32(num(x))] = true
+					}
+				}
+				profile[desc.InDom] = set
+				c.SetProfile(func(indom pmapi.InDom, inst int32) bool {
+					if s, ok := profile[indom]; ok {
+						return s[inst]
+					}
+					return true
+				})
+				fmt.Fprintf(&b, "profile\n")
+			case "label":
+				s := c.Label().Start
+				fmt.Fprintf(&b, "label %d.%09d\n", s.Sec, s.Nsec)
+			case "end":
+				e, err := c.End()
+				if err != nil {
+					fmt.Fprintf(&b, "end err %d\n", archiveCode(err))
+				} else {
+					fmt.Fprintf(&b, "end %d.%09d\n", e.Sec, e.Nsec)
+				}
+			default:
+				return false
+			}
+			return true
+		})
+	return b.String()
+}
+
+// scriptModes maps the oracle scripts' mode names to replay modes.
+var scriptModes = map[string]replay.Mode{"forw": replay.Forw, "back": replay.Back, "interp": replay.Interp}
+
+// runOps runs the operations of an oracle script on c, printing to b as
+// the oracle scripts do: the operations every script shares ("mode CLASS
+// SEC NSEC DSEC DNSEC", "fetch N", with show printing each fetched
+// result) and, through extra, the others (extra reports false for an
+// unknown operation, which fails the test).
+func runOps(t testing.TB, b *strings.Builder, c *replay.Context, pmids []pmapi.PMID, ops string, show func(*pmapi.Result), extra func(f []string, num func(string) int64) bool) {
+	t.Helper()
 	num := func(s string) int64 {
 		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
@@ -181,67 +245,23 @@ func runScript(t testing.TB, dir, archive, metrics, ops string, env ...string) s
 		switch f[0] {
 		case "mode":
 			origin := pmapi.Timestamp{Sec: num(f[2]), Nsec: int32(num(f[3]))}
-			err := c.SetMode(modes[f[1]], origin, num(f[4])*1e9+num(f[5]))
-			fmt.Fprintf(&b, "mode %d\n", archiveCode(err))
-		case "modems":
-			origin := pmapi.Timestamp{Sec: num(f[2]), Nsec: int32(num(f[3]) * 1000)}
-			err := c.SetMode(modes[f[1]], origin, num(f[4])*1e6)
-			fmt.Fprintf(&b, "mode %d\n", archiveCode(err))
-		case "fetch", "archive":
-			tag := "F"
-			if f[0] == "archive" {
-				tag = "A"
-			}
+			err := c.SetMode(scriptModes[f[1]], origin, num(f[4])*1e9+num(f[5]))
+			fmt.Fprintf(b, "mode %d\n", archiveCode(err))
+		case "fetch":
 			for i := int64(0); i < num(f[1]); i++ {
-				var res *pmapi.Result
-				var err error
-				if tag == "F" {
-					res, err = c.Fetch(pmids)
-				} else {
-					res, err = c.FetchArchive()
-				}
+				res, err := c.Fetch(pmids)
 				if err != nil {
-					fmt.Fprintf(&b, "%s err %d\n", tag, archiveCode(err))
+					fmt.Fprintf(b, "F err %d\n", archiveCode(err))
 					continue
 				}
-				showResult(&b, tag, c.Meta(), res)
-			}
-		case "profile":
-			var d, cl, it uint32
-			fmt.Sscanf(f[1], "%d.%d.%d", &d, &cl, &it)
-			desc, ok := c.Meta().Desc(pmapi.NewPMID(d, cl, it))
-			if !ok {
-				t.Fatalf("profile: no metric %s", f[1])
-			}
-			set := map[int32]bool{}
-			if f[2] != "-" {
-				for _, x := range strings.Split(f[2], ",") {
-					set[int32(num(x))] = true
-				}
-			}
-			profile[desc.InDom] = set
-			c.SetProfile(func(indom pmapi.InDom, inst int32) bool {
-				if s, ok := profile[indom]; ok {
-					return s[inst]
-				}
-				return true
-			})
-			fmt.Fprintf(&b, "profile\n")
-		case "label":
-			s := c.Label().Start
-			fmt.Fprintf(&b, "label %d.%09d\n", s.Sec, s.Nsec)
-		case "end":
-			e, err := c.End()
-			if err != nil {
-				fmt.Fprintf(&b, "end err %d\n", archiveCode(err))
-			} else {
-				fmt.Fprintf(&b, "end %d.%09d\n", e.Sec, e.Nsec)
+				show(res)
 			}
 		default:
-			t.Fatalf("unknown script op %q", f[0])
+			if extra == nil || !extra(f, num) {
+				t.Fatalf("unknown script op %q", f[0])
+			}
 		}
 	}
-	return b.String()
 }
 
 func archiveCode(err error) int32 {
