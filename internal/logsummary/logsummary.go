@@ -19,13 +19,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
 
 	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/internal/cnum"
 	"github.com/pcpkit/pcpkit/internal/metricspec"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
@@ -153,36 +153,11 @@ func (s *summary) complain(format string, a ...any) {
 	fmt.Fprintf(s.errw, "pmlogsummary: "+format+"\n", a...)
 }
 
-// isCSpace is C's isspace in the C locale.
-func isCSpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
-
 // strtol parses s as C's strtol(s, &end, 10) and reports whether all of s
-// was used. Out-of-range values saturate as strtol's do.
+// was used.
 func strtol(s string) (int64, bool) {
-	i := 0
-	for i < len(s) && isCSpace(s[i]) {
-		i++
-	}
-	j := i
-	if j < len(s) && (s[j] == '+' || s[j] == '-') {
-		j++
-	}
-	k := j
-	for k < len(s) && s[k] >= '0' && s[k] <= '9' {
-		k++
-	}
-	if k == j {
-		return 0, len(s) == 0
-	}
-	v, err := strconv.ParseInt(s[i:k], 10, 64)
-	if err != nil {
-		if s[i] == '-' {
-			v = math.MinInt64
-		} else {
-			v = math.MaxInt64
-		}
-	}
-	return v, k == len(s)
+	v, end := cnum.Strtol(s)
+	return v, end == len(s)
 }
 
 // debugFlags are the names pmSetDebug accepts.

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/pcpkit/pcpkit/internal/cnum"
 	"github.com/pcpkit/pcpkit/internal/getopt"
 	"github.com/pcpkit/pcpkit/internal/loggerconf"
 	"github.com/pcpkit/pcpkit/internal/pmlogger/fakesource"
@@ -139,31 +140,7 @@ type cliOptions struct {
 // argument as the real tool prints it in its error (modified in place
 // by that parsing).
 func parseSize(arg string) (Limit, string, bool) {
-	i := 0
-	for i < len(arg) && (arg[i] == ' ' || arg[i] >= '\t' && arg[i] <= '\r') {
-		i++
-	}
-	j := i
-	if j < len(arg) && (arg[j] == '+' || arg[j] == '-') {
-		j++
-	}
-	k := j
-	for k < len(arg) && arg[k] >= '0' && arg[k] <= '9' {
-		k++
-	}
-	var x int64
-	if k > j {
-		v, err := strconv.ParseInt(arg[j:k], 10, 64)
-		if err != nil {
-			v = 1<<63 - 1
-		}
-		x = v
-		if arg[i] == '-' {
-			x = -x
-		}
-	} else {
-		k = 0
-	}
+	x, k := cnum.Strtol(arg)
 	if x <= 0 {
 		return Limit{}, arg, false
 	}
