@@ -94,6 +94,15 @@ type WriterOptions struct {
 
 	// Perm is the mode of the new files (0 means 0644, before umask).
 	Perm fs.FileMode
+
+	// RawWrites makes the write(2) of each record, on Linux, with
+	// syscall.RawSyscall: the goroutine keeps its P through the write
+	// and the runtime is not told of the system call. A program that
+	// spends its time parked with every P idle (pmlogger between
+	// samples) so never wakes the runtime's sysmon thread, which an
+	// ordinary write does each time. A write that blocks (a slow or
+	// full file system) holds the P meanwhile. Elsewhere it is ignored.
+	RawWrites bool
 }
 
 // Writer writes a new archive (Version 2 or 3) as pmlogger does: labels
@@ -158,6 +167,7 @@ type indomState struct {
 // outFile is one file of the archive being written.
 type outFile struct {
 	f    *os.File
+	fd   uintptr // f's descriptor, for RawWrites
 	path string
 	off  int64  // bytes written (or buffered) so far
 	pend []byte // Buffered mode: bytes not yet written
@@ -355,7 +365,7 @@ func (w *Writer) commitFile(nf *newFile) (*outFile, error) {
 		return w.createDirect(path, lab)
 	}
 	os.Remove(tmp)
-	return &outFile{f: f, path: path, off: int64(len(lab))}, nil
+	return &outFile{f: f, fd: f.Fd(), path: path, off: int64(len(lab))}, nil
 }
 
 func (w *Writer) createDirect(path string, lab []byte) (*outFile, error) {
@@ -370,7 +380,7 @@ func (w *Writer) createDirect(path string, lab []byte) (*outFile, error) {
 		f.Close()
 		return nil, err
 	}
-	return &outFile{f: f, path: path, off: int64(len(lab))}, nil
+	return &outFile{f: f, fd: f.Fd(), path: path, off: int64(len(lab))}, nil
 }
 
 func unwrapPathErr(err error) error {
@@ -466,7 +476,7 @@ func (w *Writer) write(f *outFile, rec []byte) error {
 			}
 		}
 		if len(rec) > writeBufSize {
-			if _, err := f.f.Write(rec); err != nil {
+			if err := w.put(f, rec); err != nil {
 				return w.fail(err)
 			}
 		} else {
@@ -478,7 +488,7 @@ func (w *Writer) write(f *outFile, rec []byte) error {
 		f.off += int64(len(rec))
 		return nil
 	}
-	if _, err := f.f.Write(rec); err != nil {
+	if err := w.put(f, rec); err != nil {
 		return w.fail(err)
 	}
 	f.off += int64(len(rec))
@@ -490,6 +500,15 @@ func (w *Writer) write(f *outFile, rec []byte) error {
 	return nil
 }
 
+// put writes b to f whole.
+func (w *Writer) put(f *outFile, b []byte) error {
+	if w.opts.RawWrites {
+		return rawWrite(f.fd, f.path, b)
+	}
+	_, err := f.f.Write(b)
+	return err
+}
+
 // flushAll writes out buffered bytes: metadata, then data, then index,
 // so that what reaches the disk first never points at what is not there.
 func (w *Writer) flushAll() error {
@@ -497,7 +516,7 @@ func (w *Writer) flushAll() error {
 		if f == nil || len(f.pend) == 0 {
 			continue
 		}
-		if _, err := f.f.Write(f.pend); err != nil {
+		if err := w.put(f, f.pend); err != nil {
 			return w.fail(err)
 		}
 		f.pend = f.pend[:0]

@@ -20,10 +20,10 @@ func main() {
 	// The recorder is one goroutine, waiting on pmcd's socket and
 	// between samples: with a single P the runtime does not hand it
 	// between threads at its wake-ups, which halved its CPU time per
-	// sample when it waited through the netpoller and timers (it now
-	// mostly keeps its P: pmcd.Client's own socket I/O, and
-	// internal/pmlogger's sleepHolding; scripts/bench-pmlogger.sh).
-	// $GOMAXPROCS still overrides.
+	// sample when it waited through the netpoller and timers. Between
+	// samples it parks on a timerfd with every P idle, so the runtime's
+	// sysmon thread sleeps too (internal/pmlogger/wait_linux.go;
+	// scripts/bench-pmlogger.sh). $GOMAXPROCS still overrides.
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(1)
 	}

@@ -196,8 +196,8 @@ type Logger struct {
 	log io.Writer
 	pid int32
 
-	// realClock: Options.Now was nil, so the loop may wait with
-	// sleepHolding instead of a timer.
+	// realClock: Options.Now was nil, so the loop may wait with the
+	// system's waiter (newWaiter) instead of a Go timer.
 	realClock bool
 
 	groups []*group
@@ -333,6 +333,7 @@ func (l *Logger) Start() error {
 		Zoneinfo:        l.o.Zoneinfo,
 		Start:           stamp,
 		SyncEveryRecord: l.o.Sync,
+		RawWrites:       true, // the waiter's note (wait_linux.go)
 	})
 	if err != nil {
 		var ee *archive.ExistsError
@@ -494,8 +495,13 @@ func (l *Logger) loop() error {
 			endAt = t
 		}
 	}
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
+	var wt waiter
+	if l.realClock {
+		wt = newWaiter(l.o.Signals)
+	} else {
+		wt = newTimerWaiter(l.o.Signals)
+	}
+	defer wt.close()
 	for {
 		// The earliest due group; "once" groups first, then in order.
 		var due *group
@@ -521,58 +527,29 @@ func (l *Logger) loop() error {
 				wake = volAt
 			}
 		}
-		// Each turn yields once (runtime.Gosched): the goroutine keeps
-		// its P through pmcd requests (pmcd.Client) and short waits
-		// (sleepHolding), and a new scheduling slice stops sysmon from
-		// preempting it with a signal every 10 ms; it also lets the
-		// os/signal goroutine run before the signals are looked at.
 		now := l.o.Now()
-		if !wake.IsZero() && wake.After(now) && l.realClock && wake.Sub(now) <= holdSleepMax {
-			// A short wait: sleep without parking (sleepHolding),
-			// then take any signal that came meanwhile.
-			sleepHolding(wake.Sub(now))
-			runtime.Gosched()
-			select {
-			case sig := <-l.o.Signals:
-				if stop := l.signal(sig); stop {
-					return nil
-				}
-				continue
-			default:
-			}
-			now = l.o.Now()
-		} else if wake.IsZero() || wake.After(now) {
-			var tc <-chan time.Time
+		if wake.IsZero() || wake.After(now) {
+			d := time.Duration(-1)
 			if !wake.IsZero() {
-				if !timer.Stop() {
-					select {
-					case <-timer.C:
-					default:
-					}
-				}
-				timer.Reset(wake.Sub(now))
-				tc = timer.C
+				d = wake.Sub(now)
 			}
-			select {
-			case sig := <-l.o.Signals:
+			if sig, ok := wt.wait(d); ok {
 				if stop := l.signal(sig); stop {
 					return nil
 				}
 				continue
-			case <-tc:
 			}
-			runtime.Gosched()
 			now = l.o.Now()
 		} else {
-			// Never starve the signals.
+			// Behind time: no wait, but never starve the signals
+			// (the goroutines of os/signal and of the waiter get the
+			// P).
 			runtime.Gosched()
-			select {
-			case sig := <-l.o.Signals:
+			if sig, ok := wt.pending(); ok {
 				if stop := l.signal(sig); stop {
 					return nil
 				}
 				continue
-			default:
 			}
 		}
 		if !endAt.IsZero() && !now.Before(endAt) {
