@@ -1,9 +1,7 @@
 package derive
 
 import (
-	"math"
-	"strconv"
-
+	"github.com/pcpkit/pcpkit/internal/cnum"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -135,113 +133,15 @@ func constValue(text string, t pmapi.Type) ival {
 	v := ival{inst: pmapi.InstNull}
 	switch t {
 	case pmapi.Type32, pmapi.TypeU32:
-		v.u = fromInt(uint64(cStrtoll(text)), t)
+		v.u = fromInt(uint64(cnum.Strtoll(text)), t)
 	case pmapi.Type64:
-		v.u = uint64(cStrtoll(text))
+		v.u = uint64(cnum.Strtoll(text))
 	case pmapi.TypeU64:
-		v.u = cStrtoull(text)
+		v.u = cnum.Strtoull(text)
 	case pmapi.TypeFloat:
-		v.f = float64(float32(cAtof(text)))
+		v.f = float64(float32(cnum.Atof(text)))
 	default:
-		v.f = cAtof(text)
+		v.f = cnum.Atof(text)
 	}
 	return v
-}
-
-// cNumPrefix returns the optional sign and the leading digits of s.
-func cNumPrefix(s string) (neg bool, digits string) {
-	i := 0
-	for i < len(s) && (s[i] == ' ' || s[i] >= '\t' && s[i] <= '\r') {
-		i++
-	}
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		neg = s[i] == '-'
-		i++
-	}
-	j := i
-	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-		j++
-	}
-	return neg, s[i:j]
-}
-
-// cStrtoll is strtoll(s, NULL, 10): saturating at the 64-bit limits.
-func cStrtoll(s string) int64 {
-	neg, d := cNumPrefix(s)
-	u, err := strconv.ParseUint(d, 10, 64)
-	if err != nil && d != "" {
-		u = math.MaxUint64
-	}
-	if neg {
-		if u > 1<<63 {
-			return math.MinInt64
-		}
-		return -int64(u)
-	}
-	if u > math.MaxInt64 {
-		return math.MaxInt64
-	}
-	return int64(u)
-}
-
-// cStrtoull is strtoull(s, NULL, 10): saturating, and negated for a
-// leading minus.
-func cStrtoull(s string) uint64 {
-	neg, d := cNumPrefix(s)
-	u, err := strconv.ParseUint(d, 10, 64)
-	if err != nil && d != "" {
-		return math.MaxUint64
-	}
-	if neg {
-		return -u
-	}
-	return u
-}
-
-// cAtof is atof(s): the longest prefix that is a decimal floating point
-// number.
-func cAtof(s string) float64 {
-	i := 0
-	for i < len(s) && (s[i] == ' ' || s[i] >= '\t' && s[i] <= '\r') {
-		i++
-	}
-	start := i
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		i++
-	}
-	digits := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-		digits++
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-			digits++
-		}
-	}
-	if digits == 0 {
-		return 0
-	}
-	end := i
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		j := i + 1
-		if j < len(s) && (s[j] == '+' || s[j] == '-') {
-			j++
-		}
-		k := j
-		for k < len(s) && s[k] >= '0' && s[k] <= '9' {
-			k++
-		}
-		if k > j {
-			end = k
-		}
-	}
-	f, err := strconv.ParseFloat(s[start:end], 64)
-	if err != nil {
-		// out of range: ParseFloat gives ±Inf or 0 as strtod does
-		return f
-	}
-	return f
 }

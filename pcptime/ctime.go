@@ -1,6 +1,10 @@
 package pcptime
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/pcpkit/pcpkit/internal/cnum"
+)
 
 // ctimeFields is a date and time as libpcp's ctime-style parser leaves it
 // (the "@datetime" of -S/-T/-O): -1 marks a missing high-order field,
@@ -23,7 +27,7 @@ type ctimeParser struct {
 }
 
 func (p *ctimeParser) skipSpace() {
-	for p.i < len(p.s) && isCSpace(p.s[p.i]) {
+	for p.i < len(p.s) && cnum.IsSpace(p.s[p.i]) {
 		p.i++
 	}
 }
@@ -51,7 +55,7 @@ func (p *ctimeParser) name3(names []string) int {
 // nothing is consumed.
 func (p *ctimeParser) integer(lo, hi int64) (int64, bool) {
 	j := p.i
-	for j < len(p.s) && isCSpace(p.s[j]) {
+	for j < len(p.s) && cnum.IsSpace(p.s[j]) {
 		j++
 	}
 	neg := false
@@ -84,7 +88,7 @@ func (p *ctimeParser) integer(lo, hi int64) (int64, bool) {
 // seconds reads seconds with strtod, in [0, 61].
 func (p *ctimeParser) seconds() (float64, bool) {
 	j := p.i
-	for j < len(p.s) && isCSpace(p.s[j]) {
+	for j < len(p.s) && cnum.IsSpace(p.s[j]) {
 		j++
 	}
 	d, n := strtod(p.s[j:])

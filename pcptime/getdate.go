@@ -1,6 +1,10 @@
 package pcptime
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/pcpkit/pcpkit/internal/cnum"
+)
 
 // This file implements the getdate(3)-style grammar libpcp falls back to
 // for time window bounds its ctime-style parser rejects (the classic
@@ -182,7 +186,7 @@ func gdLex(s string) []gdToken {
 	var toks []gdToken
 	i := 0
 	for {
-		for i < len(s) && (isCSpace(s[i]) || s[i] == '@') {
+		for i < len(s) && (cnum.IsSpace(s[i]) || s[i] == '@') {
 			i++
 		}
 		if i >= len(s) {

@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/pcpkit/pcpkit/internal/cnum"
 )
 
 // ParseError is a failure to parse an interval, a time window bound or an
@@ -33,7 +35,7 @@ func (e *ParseError) Message() string {
 	b.WriteString(e.Input)
 	b.WriteByte('\n')
 	for i := 0; i < e.Pos && i < len(e.Input); i++ {
-		if c := e.Input[i]; isCSpace(c) {
+		if c := e.Input[i]; cnum.IsSpace(c) {
 			b.WriteByte(c)
 		} else {
 			b.WriteByte(' ')
@@ -116,7 +118,7 @@ func intervalSeconds(s string) (total float64, errPos int, ok bool) {
 	}
 	i := 0
 	for {
-		for i < len(s) && isCSpace(s[i]) {
+		for i < len(s) && cnum.IsSpace(s[i]) {
 			i++
 		}
 		if i >= len(s) {
@@ -127,7 +129,7 @@ func intervalSeconds(s string) (total float64, errPos int, ok bool) {
 			return 0, i, false
 		}
 		i += n
-		for i < len(s) && isCSpace(s[i]) {
+		for i < len(s) && cnum.IsSpace(s[i]) {
 			i++
 		}
 		start := i

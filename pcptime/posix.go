@@ -1,5 +1,7 @@
 package pcptime
 
+import "github.com/pcpkit/pcpkit/internal/cnum"
+
 // This file interprets POSIX TZ rule strings ("std offset [dst [offset]
 // [,start[/time],end[/time]]]") with the GNU C library's semantics,
 // including its treatment of malformed strings: whatever was parsed before
@@ -41,11 +43,6 @@ func utcRules() posixTZ {
 	return tz
 }
 
-// isCSpace reports whether c is white space in the C locale.
-func isCSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
-}
-
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 func isAlpha(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
@@ -55,7 +52,7 @@ func isAlpha(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' 
 // 65535) and the result is truncated to 16 bits. It returns the value and
 // the index after the number, or ok=false when no digits follow.
 func scanUshort(s string, i int) (v uint16, next int, ok bool) {
-	for i < len(s) && isCSpace(s[i]) {
+	for i < len(s) && cnum.IsSpace(s[i]) {
 		i++
 	}
 	neg := false

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/pcpkit/pcpkit/pmapi"
+
+	"github.com/pcpkit/pcpkit/internal/cnum"
 )
 
 // Window is a time window as libpcp's pmParseHighResTimeWindow(3) computes
@@ -242,7 +244,7 @@ type windowParser struct {
 // reference for "+interval" and "@datetime", end the base for "-interval".
 func (p *windowParser) parseTime(s string, ref, end timespec) (timespec, *ParseError) {
 	i := 0
-	for i < len(s) && isCSpace(s[i]) {
+	for i < len(s) && cnum.IsSpace(s[i]) {
 		i++
 	}
 	sign := 1

@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/pcpkit/pcpkit/internal/cnum"
 )
 
 // Units are a metric's dimensions and scales (pmUnits): the powers of
@@ -268,12 +270,11 @@ type unitsPart struct {
 	mult       float64
 }
 
-func isCSpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
 func isCDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // endsWord reports whether position i of s (s ends at end) may follow a unit
 // name or power: the end, white space, or "^".
-func endsWord(s string, i int) bool { return i == len(s) || isCSpace(s[i]) || s[i] == '^' }
+func endsWord(s string, i int) bool { return i == len(s) || cnum.IsSpace(s[i]) || s[i] == '^' }
 
 // matchScaled matches "prefix-N" (N one of 0..15 written without leading
 // zeros or sign) at the start of s, as followed by the end, a space or "^".
@@ -337,7 +338,7 @@ func parseUnitsPart(s string) (unitsPart, error) {
 	p := unitsPart{mult: 1}
 	for i := 0; i < len(s); {
 		c := s[i]
-		if isCSpace(c) {
+		if cnum.IsSpace(c) {
 			i++
 			continue
 		}
@@ -374,7 +375,7 @@ func parseUnitsPart(s string) (unitsPart, error) {
 			matched = true
 			p.scale[d] = scale
 			i += n
-			if i == len(s) || isCSpace(s[i]) {
+			if i == len(s) || cnum.IsSpace(s[i]) {
 				p.dim[d] = 1
 			} else if pow, m, ok := matchPower(s[i:]); ok {
 				// s[i] is '^'

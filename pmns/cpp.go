@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/pcpkit/pcpkit/internal/cnum"
 )
 
 // This file emulates pmcpp(1), the preprocessor libpcp runs over an ASCII
@@ -206,10 +208,6 @@ func (p *preprocessor) stripComments(raw []byte, lineno int) []byte {
 	return line
 }
 
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
-}
-
 func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
@@ -271,7 +269,7 @@ func macroName(s []byte) (name string, rest []byte, msg string) {
 	for i < len(s) && isIdent(s[i]) {
 		i++
 	}
-	if i > 0 && isDigit(s[0]) || i < len(s) && !isSpace(s[i]) {
+	if i > 0 && isDigit(s[0]) || i < len(s) && !cnum.IsSpace(s[i]) {
 		return "", nil, "Illegal character in macro name"
 	}
 	return string(s[:i]), s[i:], ""
@@ -354,7 +352,7 @@ func (p *preprocessor) directive(name string, lineno int, line []byte) error {
 			value, rest = rest[1:1+end], rest[2+end:]
 		} else {
 			i := 0
-			for i < len(rest) && !isSpace(rest[i]) {
+			for i < len(rest) && !cnum.IsSpace(rest[i]) {
 				i++
 			}
 			value, rest = rest[:i], rest[i:]

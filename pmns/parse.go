@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/pcpkit/pcpkit/pmapi"
+
+	"github.com/pcpkit/pcpkit/internal/cnum"
 )
 
 // This file emulates libpcp's parser for pmcpp's output, including the way it
@@ -93,7 +95,7 @@ func newLexer(in []byte, errs *strings.Builder) *lexer {
 	return &lexer{in: in, buf: make([]byte, 512), tokpos: -1, lastNL: true, errs: errs}
 }
 
-func isBlank(c byte) bool { return c != '\n' && isSpace(c) }
+func isBlank(c byte) bool { return c != '\n' && cnum.IsSpace(c) }
 
 // errOverflow is what readc returns when the line is too long.
 const errOverflow = -2
@@ -147,7 +149,7 @@ func (l *lexer) readc() int {
 	if c == '\n' {
 		l.newline = true
 	}
-	if isSpace(c) && (l.n == 0 || isSpace(l.buf[l.n-1])) {
+	if cnum.IsSpace(c) && (l.n == 0 || cnum.IsSpace(l.buf[l.n-1])) {
 		return int(c)
 	}
 	if l.n >= lineMax {
@@ -222,7 +224,7 @@ func (l *lexer) printLine() {
 		l.rawCaret = nil
 	}
 	for i := 0; i < l.tokpos; i++ {
-		if !isSpace(l.buf[i]) {
+		if !cnum.IsSpace(l.buf[i]) {
 			l.buf[i] = ' '
 		}
 	}
@@ -282,7 +284,7 @@ func (l *lexer) lex() token {
 		if c < 0 {
 			return token{kind: tokEOF}
 		}
-		if isSpace(byte(c)) {
+		if cnum.IsSpace(byte(c)) {
 			continue
 		}
 		if c == '#' && l.n == 1 {
@@ -300,7 +302,7 @@ func (l *lexer) lex() token {
 		if c == errOverflow {
 			return token{kind: tokFatal}
 		}
-		if c < 0 || isSpace(byte(c)) {
+		if c < 0 || cnum.IsSpace(byte(c)) {
 			break
 		}
 		word = append(word, byte(c))
@@ -339,7 +341,7 @@ func (l *lexer) lineMarker() bool {
 		c = l.readc()
 	}
 	var word []byte
-	for c >= 0 && !isSpace(byte(c)) {
+	for c >= 0 && !cnum.IsSpace(byte(c)) {
 		word = append(word, byte(c))
 		c = l.readc()
 	}
@@ -357,7 +359,7 @@ func (l *lexer) lineMarker() bool {
 		for c >= 0 && isBlank(byte(c)) {
 			c = l.readc()
 		}
-		for c >= 0 && !isSpace(byte(c)) {
+		for c >= 0 && !cnum.IsSpace(byte(c)) {
 			word = append(word, byte(c))
 			c = l.readc()
 		}

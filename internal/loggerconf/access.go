@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pcpkit/pcpkit/internal/cnum"
 )
 
 // Access operations (pmlogger's PM_OP_LOG_*).
@@ -157,7 +159,7 @@ func (a *accessList) inetWildcard(name string) (accSpec, bool) {
 	}
 	var comps []string
 	for p != "" && p[0] != '*' {
-		n, rest := strtol(p, 10)
+		n, rest := cnum.StrtolBase(p, 10)
 		if rest == "" || (rest[0] != '.' && rest[0] != '*') || n < 0 || n > 255 {
 			a.notify("Error", fmt.Sprintf("Bad IP address wildcard, %s", name))
 			return accSpec{}, false
@@ -205,7 +207,7 @@ func (a *accessList) ipv6Wildcard(name string) (accSpec, bool) {
 			b.WriteString(":")
 			p = p[1:]
 		} else {
-			n, rest := strtol(p, 16)
+			n, rest := cnum.StrtolBase(p, 16)
 			if rest == "" || (rest[0] != ':' && rest[0] != '*') || n < 0 || n > 0xffff {
 				a.notify("Error", fmt.Sprintf("Bad IPv6 address wildcard, %s", name))
 				return accSpec{}, false
@@ -238,52 +240,6 @@ func (a *accessList) ipv6Wildcard(name string) (accSpec, bool) {
 		addr = ip.String()
 	}
 	return accSpec{name: name, family: 6, addr: addr, level: level}, true
-}
-
-// strtol parses an optionally signed integer prefix of s in base as C's
-// strtol does, returning the value and the rest (s itself if there are
-// no digits).
-func strtol(s string, base int) (int64, string) {
-	i := 0
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
-		i++
-	}
-	neg := false
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		neg = s[i] == '-'
-		i++
-	}
-	start := i
-	var v int64
-	for i < len(s) {
-		d := digitVal(s[i])
-		if d < 0 || d >= base {
-			break
-		}
-		if v < 1<<40 {
-			v = v*int64(base) + int64(d)
-		}
-		i++
-	}
-	if i == start {
-		return 0, s
-	}
-	if neg {
-		v = -v
-	}
-	return v, s[i:]
-}
-
-func digitVal(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'a' && c <= 'z':
-		return int(c-'a') + 10
-	case c >= 'A' && c <= 'Z':
-		return int(c-'A') + 10
-	}
-	return -1
 }
 
 // specs is getHostAccessSpecs; nil when the pattern is bad or does not

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"strings"
 	"syscall"
+
+	"github.com/pcpkit/pcpkit/internal/cnum"
 )
 
 // PMNSDir is $PCP_VAR_DIR/pmns, the last directory pmcpp searches for
@@ -227,9 +229,6 @@ func (p *preprocessor) run() {
 }
 
 func isBlank(c byte) bool { return c == ' ' || c == '\t' }
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
-}
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 func isAlnum(c byte) bool { return isAlpha(c) || isDigit(c) }
 
@@ -270,7 +269,7 @@ func (p *preprocessor) quotedArg(line []byte, kw string, open1, close1, open2, c
 	}
 	for q := i + 1; ; q++ {
 		c := at(line, q)
-		if isSpace(c) {
+		if cnum.IsSpace(c) {
 			continue
 		}
 		if c != 0 {
@@ -402,7 +401,7 @@ func (p *preprocessor) directive(line []byte) int {
 			}
 			break
 		}
-		if !isSpace(at(line, i)) {
+		if !cnum.IsSpace(at(line, i)) {
 			p.fatal("Illegal character in macro name")
 		}
 		name = string(line[start:i])
@@ -421,7 +420,7 @@ func (p *preprocessor) directive(line []byte) int {
 				vs := i
 				for {
 					c := at(line, i)
-					if c == 0 || (quote == 0 && isSpace(c)) || (quote != 0 && c == quote) {
+					if c == 0 || (quote == 0 && cnum.IsSpace(c)) || (quote != 0 && c == quote) {
 						break
 					}
 					i++

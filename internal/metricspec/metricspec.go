@@ -3,7 +3,11 @@
 // with libpcp's error messages.
 package metricspec
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/pcpkit/pcpkit/internal/cnum"
+)
 
 // Spec is a parsed metric argument.
 type Spec struct {
@@ -12,8 +16,6 @@ type Spec struct {
 	Archive string   // "archive/" given
 	Insts   []string // nil: no instance list; empty: "[]"
 }
-
-func isCSpace(c byte) bool { return c == ' ' || c >= '	' && c <= '\r' }
 
 // unescape drops the backslash of each backslash pair.
 func unescape(s string) string {
@@ -57,7 +59,7 @@ func Parse(spec string) (*Spec, string) {
 	}
 	ms := &Spec{}
 	scan := 0
-	for scan < len(spec) && isCSpace(spec[scan]) {
+	for scan < len(spec) && cnum.IsSpace(spec[scan]) {
 		scan++
 	}
 	// The source ends at the last ':' or '/' before the instances.
@@ -70,7 +72,7 @@ func Parse(spec string) (*Spec, string) {
 	for ; mark >= scan; mark-- {
 		if c := spec[mark]; c == ':' || c == '/' {
 			end := mark - 1
-			for end >= scan && isCSpace(spec[end]) {
+			for end >= scan && cnum.IsSpace(spec[end]) {
 				end--
 			}
 			if end < scan {
@@ -89,11 +91,11 @@ func Parse(spec string) (*Spec, string) {
 			break
 		}
 	}
-	for scan < len(spec) && isCSpace(spec[scan]) {
+	for scan < len(spec) && cnum.IsSpace(spec[scan]) {
 		scan++
 	}
 	mStart := scan
-	for scan < len(spec) && !isCSpace(spec[scan]) && spec[scan] != '[' {
+	for scan < len(spec) && !cnum.IsSpace(spec[scan]) && spec[scan] != '[' {
 		if c := spec[scan]; c == ']' || c == ',' {
 			return fail(scan, "unexpected character in metric name")
 		}
@@ -106,13 +108,13 @@ func Parse(spec string) (*Spec, string) {
 	if mStart == mEnd {
 		return fail(mStart, "performance metric name expected")
 	}
-	for scan < len(spec) && isCSpace(spec[scan]) {
+	for scan < len(spec) && cnum.IsSpace(spec[scan]) {
 		scan++
 	}
 	iStart, iEnd := -1, -1
 	if at(scan) == '[' {
 		scan++
-		for scan < len(spec) && isCSpace(spec[scan]) {
+		for scan < len(spec) && cnum.IsSpace(spec[scan]) {
 			scan++
 		}
 		iStart = scan
@@ -138,7 +140,7 @@ func Parse(spec string) (*Spec, string) {
 		iEnd = scan
 		scan++
 	}
-	for scan < len(spec) && isCSpace(spec[scan]) {
+	for scan < len(spec) && cnum.IsSpace(spec[scan]) {
 		scan++
 	}
 	if scan < len(spec) {
@@ -172,7 +174,7 @@ func Parse(spec string) (*Spec, string) {
 				}
 				p++
 			} else {
-				for p < iEnd && !isCSpace(spec[p]) && spec[p] != ',' {
+				for p < iEnd && !cnum.IsSpace(spec[p]) && spec[p] != ',' {
 					if spec[p] == '\\' {
 						p++
 					}
@@ -185,7 +187,7 @@ func Parse(spec string) (*Spec, string) {
 				name = name[:k]
 			}
 			ms.Insts = append(ms.Insts, string(name))
-			for p < iEnd && (isCSpace(spec[p]) || spec[p] == ',') {
+			for p < iEnd && (cnum.IsSpace(spec[p]) || spec[p] == ',') {
 				p++
 			}
 		}
