@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pcpkit/pcpkit/collector"
 	"github.com/pcpkit/pcpkit/internal/pmlogger"
 	"github.com/pcpkit/pcpkit/pmcd"
 	"github.com/pcpkit/pcpkit/source"
@@ -28,7 +27,6 @@ func main() {
 		runtime.GOMAXPROCS(1)
 	}
 	pmlogger.DialPMCD = func(spec string) (source.Source, error) { return pmcd.Dial(spec) }
-	pmlogger.Builtin = func() (source.Source, error) { return collector.New() }
 	status := 0
 	cmd := &cobra.Command{
 		Use:   "pmlogger [options] archive",
