@@ -35,7 +35,10 @@ type Group struct {
 	State     State         // On, Off or Maybe
 	Once      bool          // On with Delta 0
 	Delta     time.Duration // whole msec; 0 for once, off and maybe
-	Metrics   []GroupMetric // PMIDs in descending order, as in pmlogger's fetches
+	Metrics   []GroupMetric // PMIDs in descending order, each with the instances asked for
+	// Fetches split Metrics as pmlogger's fetch optimiser does (see
+	// Fetch): one record each per tick, in this order.
+	Fetches []Fetch
 }
 
 // GroupMetric is one metric of a group.
@@ -184,6 +187,7 @@ func Resolve(cfg *Config, ns Namespace) (*Resolved, error) {
 			continue
 		}
 		sort.SliceStable(g.Metrics, func(a, b int) bool { return g.Metrics[a].PMID > g.Metrics[b].PMID })
+		g.Fetches = planFetches(t.reqs)
 		res.Groups = append(res.Groups, g)
 	}
 	return res, nil

@@ -88,8 +88,10 @@ func containsPMID(list []pmapi.PMID, id pmapi.PMID) bool {
 
 // GroupsFrom turns the groups package loggerconf resolved (pmlogger's
 // tasks) into the engine's: the groups that log something, in their
-// order, each fetched as one fetch group. An empty instance list logs
-// every instance, as an empty pmlogger profile does.
+// order, each split into fetches as pmlogger's fetch optimiser splits
+// them (loggerconf.Fetch), a fetch's metrics logging the instances of
+// its profile. An empty instance list logs every instance, as an empty
+// pmlogger profile does.
 func GroupsFrom(res *loggerconf.Resolved) []Group {
 	var out []Group
 	for _, g := range res.LoggedGroups() {
@@ -97,15 +99,19 @@ func GroupsFrom(res *loggerconf.Resolved) []Group {
 		if g.Once {
 			iv = 0
 		}
-		ms := make([]GroupMetric, 0, len(g.Metrics))
-		for _, m := range g.Metrics {
-			insts := m.Instances
-			if len(insts) == 0 {
-				insts = nil
+		grp := Group{Interval: iv}
+		for _, f := range g.Fetches {
+			ms := make([]GroupMetric, 0, len(f.Metrics))
+			for _, m := range f.Metrics {
+				insts := m.Instances
+				if len(insts) == 0 {
+					insts = nil
+				}
+				ms = append(ms, GroupMetric{Name: m.Name, PMID: m.PMID, Desc: m.Desc, Insts: insts})
 			}
-			ms = append(ms, GroupMetric{Name: m.Name, PMID: m.PMID, Desc: m.Desc, Insts: insts})
+			grp.Fetches = append(grp.Fetches, ms)
 		}
-		out = append(out, Group{Interval: iv, Fetches: [][]GroupMetric{ms}})
+		out = append(out, grp)
 	}
 	return out
 }
