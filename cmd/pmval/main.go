@@ -1,6 +1,7 @@
-// Command pmval reports the values of a performance metric from a PCP
-// archive over time, with the options and output of PCP 6.0.3's pmval.
-// See pmval(1); live sources are not supported.
+// Command pmval reports the values of a performance metric over time,
+// from a PCP archive or live from a pmcd, with the options and output of
+// PCP 6.0.3's pmval. See pmval(1) and docs/pmval.md (a local context, -L,
+// and the GUI time control, -g and -p, are not supported).
 package main
 
 import (
@@ -15,7 +16,7 @@ func main() {
 	status := 0
 	cmd := &cobra.Command{
 		Use:   "pmval [options] metricname",
-		Short: "report performance metric values from a PCP archive",
+		Short: "report performance metric values from a PCP archive or a pmcd",
 		// pmval's getopt parsing (permutation, abbreviations, its exact
 		// error messages) is reproduced by internal/getopt, so cobra
 		// hands the arguments over untouched.

@@ -87,7 +87,7 @@ func (t *tool) jsonHeader() {
 		return
 	}
 	h := jsonHeader{
-		Metric: t.metric, PMID: t.pmid.String(), Archive: t.source, Host: t.c.Label().Hostname,
+		Metric: t.metric, PMID: t.pmid.String(), Archive: t.source, Host: t.host,
 		Start: rfc3339(t.origin), End: rfc3339(t.finish),
 		Type: t.desc.Type.String(), Semantics: t.desc.Sem.String(),
 		Units: t.desc.Units.String(), Samples: t.samples, Reverse: t.o.reverse, Raw: t.rawArc,

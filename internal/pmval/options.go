@@ -126,6 +126,7 @@ type options struct {
 	cols                         int // 0: not given
 	instances                    []string
 	instancesSet                 bool
+	filter                       *string // -x
 	xflag                        int
 	version                      bool
 	ns                           *pmns.Namespace // -n
@@ -289,7 +290,9 @@ func parse(args []string, stderr *strings.Builder, pending *strings.Builder) (*o
 			}
 			o.cols = int(int32(n))
 		case 'x':
-			// a filter is stored to pmcd; archives have none
+			// stored to pmcd before fetching (live.go); archives
+			// have no use for it
+			o.filter = &arg
 		case 'X':
 			o.xflag++
 		}

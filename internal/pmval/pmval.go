@@ -1,11 +1,12 @@
-// Package pmval implements pmval for archives: it reports the values of
-// one metric over time exactly as PCP 6.0.3's pmval does when reading a
-// PCP archive (-a, -U), interpolated at a fixed interval or record by
-// record, with rate conversion of counters. cmd/pmval is a thin wrapper
-// around Main.
+// Package pmval implements pmval: it reports the values of one metric
+// over time exactly as PCP 6.0.3's pmval does, from a PCP archive (-a,
+// -U), interpolated at a fixed interval or record by record, or live from
+// a pmcd (-h HOST, HOST:metric, or the local pmcd by default; live.go),
+// with rate conversion of counters. cmd/pmval is a thin wrapper around
+// Main.
 //
-// Live sources (-h, -L, the default local pmcd) and the GUI time control
-// (-g, -p) are not supported: pmval then reports that it cannot connect.
+// A local context (-L) and the GUI time control (-g, -p) are not
+// supported: pmval reports "Operation not supported" for them.
 package pmval
 
 import (
@@ -42,8 +43,10 @@ type tool struct {
 	o      *options
 	out    *bufio.Writer
 	errw   io.Writer
-	c      *replay.Context
+	c      *replay.Context // the archive, nil live
+	live   *liveSource     // the pmcd, nil for an archive
 	source string
+	host   string // the context's host name
 	metric string
 	pmid   pmapi.PMID
 	desc   pmapi.Desc
@@ -186,30 +189,25 @@ func (t *tool) run(args []string) int {
 	if o.errors > 0 {
 		return usageFail()
 	}
+	defer t.closeSource()
 	if !isArchive {
-		// Live sources are not supported (see the package comment).
 		if o.local {
+			// A local context (DSO PMDAs) is not supported.
 			t.fail("pmval: Cannot establish local context: %s\n", archive.ErrText(syscall.ENOTSUP))
 		}
-		t.fail("pmval: Cannot connect to PMCD on host \"%s\": %s\n", source, archive.ErrText(syscall.ENOTSUP))
+		if t.json != nil {
+			t.fail("pmval: --json is supported for archives only\n")
+		}
+		if o.reverse {
+			t.fail("pmval: --reverse is supported for archives only\n")
+		}
+		t.openLive(spec, source)
+		if o.gui {
+			t.fail("pmval: pmTimeConnect: %s\n", archive.ErrText(syscall.ENOTSUP))
+		}
+	} else {
+		t.openArchive(spec, source)
 	}
-	if o.gui {
-		t.fail("pmval: pmTimeConnect: %s\n", archive.ErrText(syscall.ENOTSUP))
-	}
-	t.source = source
-	c, err := replay.Open(source)
-	if err != nil {
-		t.fail("pmval: Cannot open archive \"%s\": %s\n", source, archive.ErrText(err))
-	}
-	defer c.Close()
-	t.c = c
-	t.useDerived()
-	if c.Label().Hostname == "" {
-		t.fail("pmval: Cannot evaluate context host name: %s\n", pmapi.Error(0).Error())
-	}
-	t.contextOptions()
-	t.initMetric(spec)
-	t.initInstances(spec)
 	if t.json != nil && t.events {
 		t.fail("pmval: --json does not support event metrics\n")
 	}
@@ -218,8 +216,9 @@ func (t *tool) run(args []string) int {
 		t.rawArc = true
 	}
 
-	// The number of fetches, when it is not given.
-	if t.samples < 0 && !t.rawArc {
+	// The number of fetches, when it is not given: an archive's window
+	// over the interval (live, every sample until interrupted).
+	if t.samples < 0 && !t.rawArc && t.live == nil {
 		d := realTime(t.finish) - realTime(t.origin)
 		if o.reverse {
 			d = -d
@@ -234,7 +233,9 @@ func (t *tool) run(args []string) int {
 	if !o.tzSet && !o.hostzone && !t.events {
 		t.out.WriteString("\n")
 	}
-	t.setMode()
+	if t.live == nil {
+		t.setMode()
+	}
 	t.cols = o.cols
 	if t.cols <= 0 {
 		if t.cols = howide(t.desc.Type); t.cols < 0 {
@@ -248,6 +249,38 @@ func (t *tool) run(args []string) int {
 	t.jsonHeader()
 	t.loop()
 	return 0
+}
+
+// openArchive opens the archive source and sets the run up from it: the
+// derived metrics, the host name, the zone and time window, the metric
+// and its instances.
+func (t *tool) openArchive(spec *metricspec.Spec, source string) {
+	if t.o.gui {
+		t.fail("pmval: pmTimeConnect: %s\n", archive.ErrText(syscall.ENOTSUP))
+	}
+	t.source = source
+	c, err := replay.Open(source)
+	if err != nil {
+		t.fail("pmval: Cannot open archive \"%s\": %s\n", source, archive.ErrText(err))
+	}
+	t.c = c
+	t.useDerived()
+	if t.host = c.Label().Hostname; t.host == "" {
+		t.fail("pmval: Cannot evaluate context host name: %s\n", pmapi.Error(0).Error())
+	}
+	t.contextOptions()
+	t.initMetric(spec)
+	t.initInstances(spec)
+}
+
+// closeSource closes the archive or the connection to pmcd.
+func (t *tool) closeSource() {
+	if t.c != nil {
+		t.c.Close()
+	}
+	if t.live != nil {
+		t.live.c.Close()
+	}
 }
 
 // realTime is pmtimespecToReal: seconds as a double, the nanoseconds
@@ -346,6 +379,13 @@ func (t *tool) initMetric(spec *metricspec.Spec) {
 	if d.Type == pmapi.TypeEvent || d.Type == pmapi.TypeHighresEvent {
 		t.events, t.rawArc = true, true
 	}
+	t.setScale()
+}
+
+// setScale sets the factor that converts the time between two fetches
+// to the time unit of a counter (pmval's x->scale).
+func (t *tool) setScale() {
+	d := &t.desc
 	if d.Sem == pmapi.SemCounter {
 		t.scale = 1
 		if d.Units.DimTime != 0 {
@@ -463,6 +503,8 @@ func (t *tool) getvals() (vs *pmapi.ValueSet, stamp pmapi.Timestamp, ok, end boo
 				break
 			}
 		}
+	} else if t.live != nil {
+		res, err = t.live.fetch(t.pmid)
 	} else {
 		res, err = t.c.Fetch([]pmapi.PMID{t.pmid})
 	}
@@ -471,21 +513,23 @@ func (t *tool) getvals() (vs *pmapi.ValueSet, stamp pmapi.Timestamp, ok, end boo
 			t.out.Flush()
 			panic(errExit(0))
 		}
+		if t.live != nil {
+			t.fail("\npmval: pmFetch: %s\n", fetchErrText(err))
+		}
 		what := "pmFetch"
 		if t.rawArc {
 			what = "pmFetchArchive"
 		}
 		t.fail("\npmval: %s: %s\n", what, archive.ErrText(err))
 	}
-	if !t.o.reverse && realTime(res.Timestamp) > realTime(t.finish) ||
-		t.o.reverse && realTime(res.Timestamp) < realTime(t.finish) {
+	if t.live == nil && (!t.o.reverse && realTime(res.Timestamp) > realTime(t.finish) ||
+		t.o.reverse && realTime(res.Timestamp) < realTime(t.finish)) {
 		return nil, stamp, false, true
 	}
 	v := &res.VSets[idx]
 	switch {
 	case v.NumVal == 0:
-		t.timestamp(res.Timestamp)
-		t.out.WriteString("  ")
+		t.stampSep(res.Timestamp)
 		if !t.events {
 			t.jsonNoValues(res.Timestamp)
 			t.out.WriteString("No values available\n")
@@ -493,6 +537,10 @@ func (t *tool) getvals() (vs *pmapi.ValueSet, stamp pmapi.Timestamp, ok, end boo
 			fmt.Fprintf(t.out, "%s: No values available\n", t.metric)
 		}
 		return nil, stamp, false, false
+	case v.NumVal < 0 && t.events && pmapi.Error(v.NumVal) == pmapi.ErrNotConn:
+		// the event source has gone away
+		t.out.Flush()
+		panic(errExit(0))
 	case v.NumVal < 0:
 		what := "pmFetch"
 		if t.rawArc {
@@ -525,8 +573,7 @@ func (t *tool) loop() {
 					t.printLabels()
 				}
 				if t.events {
-					t.timestamp(stamp)
-					t.out.WriteString("  ")
+					t.stampSep(stamp)
 					t.printEvents(v)
 					t.reporting = true
 					continue
@@ -540,8 +587,8 @@ func (t *tool) loop() {
 				}
 				if noValues || t.reporting {
 					t.jsonNoValues(stamp)
-					t.timestamp(stamp)
-					t.out.WriteString("  No values available\n")
+					t.stampSep(stamp)
+					t.out.WriteString("No values available\n")
 				}
 				noValues = false
 			} else if end {
@@ -550,7 +597,8 @@ func (t *tool) loop() {
 				noValues = true
 			}
 		}
-		if t.o.pause {
+		if t.o.pause || t.live != nil {
+			// (live: each fetch an interval after the last line)
 			t.out.Flush()
 			time.Sleep(interval)
 		}
@@ -566,19 +614,24 @@ func (t *tool) loop() {
 			continue
 		}
 		if t.iall && !t.knowsAll(v) {
-			t.pairs = t.unionPairs()
+			if t.live != nil {
+				t.pairs = t.livePairs()
+			} else {
+				t.pairs = t.unionPairs()
+			}
 			sort.Slice(t.pairs, func(i, j int) bool { return t.pairs[i].id < t.pairs[j].id })
 			t.printLabels()
 		}
-		t.timestamp(stamp)
 		switch {
 		case t.events:
-			t.out.WriteString("  ")
+			t.stampSep(stamp)
 			t.printEvents(v)
 		case t.raw || t.desc.Sem != pmapi.SemCounter:
 			t.jsonVals(stamp, v)
+			t.timestamp(stamp)
 			t.printVals(v)
 		default:
+			t.timestamp(stamp)
 			t.jsonRates(v, stamp, prev, prevStamp)
 			t.printRates(v, stamp, prev, prevStamp)
 		}

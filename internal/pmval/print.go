@@ -43,7 +43,12 @@ func typeStr(t pmapi.Type) string {
 // microseconds, with -XX nanoseconds. The milliseconds are the
 // nanoseconds divided by a million, so an unnormalised time shows
 // ".1000".
+//
+// Live reports have no timestamps: it prints nothing then.
 func (t *tool) timestamp(ts pmapi.Timestamp) {
+	if t.live != nil {
+		return
+	}
 	c := t.zone.Civil(ts.Sec)
 	b := t.stamp[:0]
 	if t.xflag == 0 {
@@ -67,6 +72,15 @@ func (t *tool) timestamp(ts pmapi.Timestamp) {
 	t.stamp = b[:0]
 }
 
+// stampSep prints a sample time and the two spaces that follow it before
+// a message or events; nothing live.
+func (t *tool) stampSep(ts pmapi.Timestamp) {
+	if t.live == nil {
+		t.timestamp(ts)
+		t.out.WriteString("  ")
+	}
+}
+
 // appendPadded appends v with at least digits digits (%0*d).
 func appendPadded(b []byte, v int64, digits int) []byte {
 	var buf [20]byte
@@ -86,17 +100,21 @@ func (t *tool) printHeader() {
 	if !t.events {
 		fmt.Fprintf(w, "metric:    %s\n", t.metric)
 	}
-	fmt.Fprintf(w, "archive:   %s\n", t.source)
-	fmt.Fprintf(w, "host:      %s\n", t.c.Label().Hostname)
-	// (6.0.3 prints pmCtime here, -X or not.)
-	start, end := t.origin, t.finish
-	if t.o.reverse {
-		start, end = end, start
+	if t.live != nil {
+		fmt.Fprintf(w, "host:      %s\n", t.host)
+	} else {
+		fmt.Fprintf(w, "archive:   %s\n", t.source)
+		fmt.Fprintf(w, "host:      %s\n", t.host)
+		// (6.0.3 prints pmCtime here, -X or not.)
+		start, end := t.origin, t.finish
+		if t.o.reverse {
+			start, end = end, start
+		}
+		w.WriteString("start:     ")
+		w.WriteString(t.ctime(start.Sec))
+		w.WriteString("end:       ")
+		w.WriteString(t.ctime(end.Sec))
 	}
-	w.WriteString("start:     ")
-	w.WriteString(t.ctime(start.Sec))
-	w.WriteString("end:       ")
-	w.WriteString(t.ctime(end.Sec))
 	if !t.events {
 		w.WriteString("semantics: ")
 		switch t.desc.Sem {
@@ -173,7 +191,7 @@ func (t *tool) printLabels() {
 	}
 	w.WriteString("\n")
 	for i, p := range t.pairs {
-		if i == 0 {
+		if i == 0 && t.live == nil {
 			switch {
 			case t.xflag > 1:
 				w.WriteString(strings.Repeat(" ", 34))
@@ -693,15 +711,12 @@ func (t *tool) printEvents(vs *pmapi.ValueSet) {
 // printEventParam prints one parameter of an event record.
 func (t *tool) printEventParam(ep pmapi.EventParam) {
 	w := t.out
-	meta := t.c.Meta()
-	names := meta.Names(ep.PMID)
-	if len(names) == 0 {
+	name, d, ok, known := t.paramNameDesc(ep.PMID)
+	if !ok {
 		fmt.Fprintf(w, "\t%s: pmNameID: %s\n", ep.PMID, pmapi.ErrPMID.Error())
 		return
 	}
-	name := names[0]
-	d, ok := meta.Desc(ep.PMID)
-	if !ok {
+	if !known {
 		// A name without a descriptor is not seen in the shared
 		// archives: this follows the pmNameID line.
 		fmt.Fprintf(w, "\t%s: pmLookupDesc: %s\n", name, pmapi.ErrPMIDLog.Error())
@@ -728,6 +743,12 @@ func (t *tool) eventInstName(inst int32) string {
 		if p.id == inst {
 			return p.name
 		}
+	}
+	if t.live != nil {
+		if name, err := t.live.c.InstName(t.desc.InDom, inst); err == nil {
+			return name
+		}
+		return strconv.Itoa(int(inst))
 	}
 	hist := t.c.Meta().InDomHistory(t.desc.InDom)
 	for i := len(hist) - 1; i >= 0; i-- {

@@ -1,0 +1,211 @@
+package pmval
+
+import (
+	"net"
+	"os"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+	"unicode"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pcpkit/pcpkit/internal/testenv"
+	"github.com/pcpkit/pcpkit/pmapi"
+	"github.com/pcpkit/pcpkit/pmcd"
+)
+
+// needPMCD skips the test (fails it with PCP_INTEROP=1) when there is no
+// pmcd on the local host.
+func needPMCD(t *testing.T) {
+	t.Helper()
+	c, err := pmcd.Dial("local:")
+	if err == nil {
+		c.Close()
+		return
+	}
+	if testenv.Interop() {
+		t.Fatalf("PCP_INTEROP=1 but no local pmcd answers: %v", err)
+	}
+	t.Skipf("no local pmcd answers (%v; set PCP_INTEROP=1 to make this a failure): skipping", err)
+}
+
+// liveNumber is a numeric field of a live report (a value, a rate, or a
+// timestamp's part), with "?" and "!" for the columns without a value,
+// and the spaces around it (pmval pads a rate on the right by the
+// number of its digits after the point).
+var liveNumber = regexp.MustCompile(` *([-+]?[0-9]+(\.[0-9]*)?(E[-+][0-9]+)?|[?!]) *`)
+
+// maskLive masks the numeric fields of the value lines (those with no
+// lower-case letter: not the header, nor the instance names) of a report
+// whose values change between runs; the lengths of the lines are kept so
+// that the column layout is still compared.
+func maskLive(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if strings.IndexFunc(l, unicode.IsLower) >= 0 {
+			continue
+		}
+		lines[i] = liveNumber.ReplaceAllString(l, "N") + " |" + strings.Repeat("-", len(l))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// TestInteropLive runs the real pmval and pcpkit's live against the local
+// pmcd: output byte for byte for metrics whose values cannot change,
+// output with the numbers masked (same lines, same lengths) for those
+// that can, and stderr and exit status for both and for the errors.
+func TestInteropLive(t *testing.T) {
+	real := testenv.RealTool(t, "pmval")
+	needPMCD(t)
+	dir := t.TempDir()
+	type tc struct {
+		args     []string
+		changing bool // values may differ between the two runs
+	}
+	short := []string{"-s", "3", "-t", "0.2"}
+	cases := []tc{
+		// constant values: byte for byte
+		{args: append(short, "hinv.ncpu")},
+		{args: append(short, "kernel.uname.release")},
+		{args: append(short, "pmcd.version")},
+		{args: append(short, "hinv.physmem")},
+		{args: append(short, "pmcd.numagents")},
+		{args: append(short, "-h", "localhost", "hinv.ncpu")},
+		{args: append(short, "-h", "local:", "hinv.ncpu")},
+		{args: append(short, "-h", "127.0.0.1", "hinv.pagesize")},
+		{args: append(short, "localhost:hinv.ncpu")},
+		{args: append(short, "-Z", "UTC", "hinv.ncpu")},
+		{args: append(short, "-z", "hinv.ncpu")},
+		{args: append(short, "-X", "-w", "8", "hinv.ncpu")},
+		{args: append(short, "-r", "hinv.ncpu")},
+		{args: []string{"-s", "2", "-t", "0", "hinv.ncpu"}},
+		{args: []string{"-s", "1", "hinv.ncpu"}},
+		{args: []string{"-s", "0", "hinv.ncpu"}},
+		{args: []string{"-s", "1", "-i", "a", "hinv.ncpu"}},
+		{args: append(short, "disk.dm.read")}, // no instances: "No values available"
+		{args: append(short, "-r", "disk.dm.read")},
+		// changing values: masked
+		{args: append(short, "kernel.all.load"), changing: true},
+		{args: append(short, "-f", "2", "-w", "15", "kernel.all.load"), changing: true},
+		{args: append(short, "-i", `"1 minute","15 minute"`, "kernel.all.load"), changing: true},
+		{args: append(short, "kernel.all.load[5 minute]"), changing: true},
+		{args: append(short, "localhost:kernel.all.load[1 minute,15 minute]"), changing: true},
+		{args: append(short, "kernel.all.cpu.user"), changing: true},
+		{args: append(short, "-r", "kernel.all.cpu.user"), changing: true},
+		{args: append(short, "-f", "3", "kernel.all.cpu.idle"), changing: true},
+		{args: append(short, "kernel.percpu.cpu.idle"), changing: true},
+		{args: append(short, "-r", "kernel.percpu.cpu.idle"), changing: true},
+		{args: append(short, "kernel.all.pswitch"), changing: true},
+		{args: append(short, "mem.util.free"), changing: true},
+		{args: append(short, "-X", "kernel.all.load"), changing: true},
+		// errors
+		{args: []string{"-h", "nosuchhost.invalid", "kernel.all.load"}},
+		{args: []string{"-h", "localhost:1", "kernel.all.load"}},
+		{args: []string{"localhost:1:kernel.all.load"}},
+		{args: []string{"no.such.metric"}},
+		{args: []string{"-h", "localhost", "no.such.metric"}},
+		{args: []string{"kernel.all"}},
+		{args: []string{"-i", "nosuch", "kernel.all.load"}},
+		{args: []string{"kernel.all.load[nosuch]"}},
+		{args: []string{"hinv.ncpu[a]"}},
+		{args: []string{"-s", "1", "-x", "3", "hinv.ncpu"}},
+		{args: []string{"-f", "12", "hinv.ncpu"}},
+		{args: []string{"-S", "@10:00", "hinv.ncpu"}},
+		{args: []string{"-d", "-s", "1", "hinv.ncpu"}},
+		{args: []string{"-U", "foo", "-h", "localhost", "hinv.ncpu"}},
+		{args: []string{"-h", "localhost", "-a", "foo", "hinv.ncpu"}},
+		{args: []string{"-h", "localhost?compress", "hinv.ncpu"}},
+	}
+	for _, c := range cases {
+		what := "pmval " + strings.Join(c.args, " ")
+		wout, werr, wrc := testenv.RunCommand(t, dir, testenv.RealEnv(), real, c.args...)
+		out, errs, rc := run(t, dir, c.args)
+		want, got := string(wout), out
+		if c.changing {
+			want, got = maskLive(want), maskLive(got)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%s: stdout differs from the real pmval (-real +pcpkit):\n%s", what, d)
+		}
+		if d := cmp.Diff(string(werr), errs); d != "" {
+			t.Errorf("%s: stderr differs from the real pmval (-real +pcpkit):\n%s", what, d)
+		}
+		if wrc != rc {
+			t.Errorf("%s: exit status %d, real pmval %d", what, rc, wrc)
+		}
+	}
+}
+
+// TestLiveCounterFetches checks live mode's timing: a counter needs one
+// fetch more than the lines it prints, the first at once and each later
+// one an interval after the last.
+func TestLiveCounterFetches(t *testing.T) {
+	needPMCD(t)
+	start := time.Now()
+	out, errs, rc := run(t, t.TempDir(), []string{"-s", "2", "-t", "0.1", "kernel.all.cpu.user"})
+	elapsed := time.Since(start)
+	if rc != 0 || errs != "" {
+		t.Fatalf("exit status %d, stderr %q", rc, errs)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	// the blank line, 6 header lines, 2 rates
+	if len(lines) != 9 || lines[1] != "metric:    kernel.all.cpu.user" {
+		t.Fatalf("unexpected report:\n%s", out)
+	}
+	if elapsed < 200*time.Millisecond {
+		t.Errorf("3 fetches 0.1 s apart took %v", elapsed)
+	}
+}
+
+// TestFilterValue covers -x's conversions.
+func TestFilterValue(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		typ  pmapi.Type
+		want pmapi.Value
+		err  error
+	}{
+		{"3", pmapi.Type32, pmapi.Value{Insitu: 3}, nil},
+		{"-3", pmapi.Type32, pmapi.Value{Insitu: -3}, nil},
+		{"4294967295", pmapi.TypeU32, pmapi.Value{Insitu: -1}, nil},
+		{"4294967296", pmapi.TypeU32, pmapi.Value{}, strconv.ErrRange},
+		{"x", pmapi.Type32, pmapi.Value{}, pmapi.ErrType},
+		{"1", pmapi.TypeU64, pmapi.Value{BlockType: pmapi.TypeU64, Block: []byte{0, 0, 0, 0, 0, 0, 0, 1}}, nil},
+		{"1", pmapi.TypeFloat, pmapi.Value{BlockType: pmapi.TypeFloat, Block: []byte{0x3f, 0x80, 0, 0}}, nil},
+		{"ab", pmapi.TypeString, pmapi.Value{BlockType: pmapi.TypeString, Block: []byte("ab\x00")}, nil},
+		{"1", pmapi.TypeAggregate, pmapi.Value{}, pmapi.ErrType},
+	} {
+		got, err := filterValue(c.text, c.typ)
+		if err != c.err {
+			t.Errorf("filterValue(%q, %v): error %v, want %v", c.text, c.typ, err, c.err)
+			continue
+		}
+		if err == nil && !reflect.DeepEqual(got, c.want) {
+			t.Errorf("filterValue(%q, %v) = %+v, want %+v", c.text, c.typ, got, c.want)
+		}
+	}
+}
+
+// TestDialErrText checks libpcp's texts for failures to connect.
+func TestDialErrText(t *testing.T) {
+	if got := dialErrText(&net.DNSError{Err: "no such host", Name: "x.invalid", IsNotFound: true}); got != "No route to host" {
+		t.Errorf("DNS failure: %q", got)
+	}
+	if got := dialErrText(&net.OpError{Op: "dial", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}); got != "Connection refused" {
+		t.Errorf("refused: %q", got)
+	}
+}
+
+// TestLiveNoPMCD checks the message for a pmcd that is not there.
+func TestLiveNoPMCD(t *testing.T) {
+	var out, errb strings.Builder
+	rc := Main([]string{"-h", "localhost:1", "hinv.ncpu"}, &out, &errb)
+	if rc != 1 || out.String() != "" || errb.String() != "pmval: Cannot connect to PMCD on host \"localhost:1\": Connection refused\n" {
+		t.Errorf("status %d, stdout %q, stderr %q", rc, out.String(), errb.String())
+	}
+}
