@@ -197,26 +197,12 @@ func (t *tool) initLiveMetric(spec *metricspec.Spec) {
 // initLiveInstances sets up the instances to report: those named with
 // -i (or in the metric specification), else those pmcd has now.
 func (t *tool) initLiveInstances(spec *metricspec.Spec) {
-	names := t.o.instances
-	named := t.o.instancesSet
-	if spec.Insts != nil {
-		named = true
-		names = spec.Insts
-	}
-	t.iall = !named || len(names) == 0
+	ids := t.namedInstances(spec, func(n string) (int32, error) { return t.live.c.InstID(t.desc.InDom, n) })
 	if t.desc.InDom == pmapi.InDomNull {
 		return
 	}
-	if !t.iall {
-		t.live.profile = map[int32]bool{}
-		for _, n := range names {
-			id, err := t.live.c.InstID(t.desc.InDom, n)
-			if err != nil {
-				t.fail("pmval: instance %s not available\n", n)
-			}
-			t.live.profile[id] = true
-			t.pairs = append(t.pairs, instPair{id, n})
-		}
+	if ids != nil {
+		t.live.profile = ids
 	} else {
 		t.pairs = t.livePairs()
 	}

@@ -402,26 +402,11 @@ func (t *tool) setScale() {
 // initInstances sets up the instances to report: those named with -i (or
 // in the metric specification), else every instance ever in the domain.
 func (t *tool) initInstances(spec *metricspec.Spec) {
-	names := t.o.instances
-	named := t.o.instancesSet
-	if spec.Insts != nil {
-		named = true
-		names = spec.Insts
-	}
-	t.iall = !named || len(names) == 0
+	ids := t.namedInstances(spec, func(n string) (int32, error) { return t.c.LookupInDomArchive(t.desc.InDom, n) })
 	if t.desc.InDom == pmapi.InDomNull {
 		return
 	}
-	if !t.iall {
-		ids := map[int32]bool{}
-		for _, n := range names {
-			id, err := t.c.LookupInDomArchive(t.desc.InDom, n)
-			if err != nil {
-				t.fail("pmval: instance %s not available\n", n)
-			}
-			ids[id] = true
-			t.pairs = append(t.pairs, instPair{id, n})
-		}
+	if ids != nil {
 		indom := t.desc.InDom
 		t.c.SetProfile(func(d pmapi.InDom, inst int32) bool { return d != indom || ids[inst] })
 	} else {
@@ -431,6 +416,33 @@ func (t *tool) initInstances(spec *metricspec.Spec) {
 		t.pairs = t.unionPairs()
 	}
 	sort.Slice(t.pairs, func(i, j int) bool { return t.pairs[i].id < t.pairs[j].id })
+}
+
+// namedInstances sets t.iall and, when instances are named (with -i or
+// in the metric specification) for a metric with an instance domain,
+// looks each name up (a name lookup does not find stops pmval), adds
+// them to t.pairs and returns their ids; otherwise it returns nil.
+func (t *tool) namedInstances(spec *metricspec.Spec, lookup func(name string) (int32, error)) map[int32]bool {
+	names := t.o.instances
+	named := t.o.instancesSet
+	if spec.Insts != nil {
+		named = true
+		names = spec.Insts
+	}
+	t.iall = !named || len(names) == 0
+	if t.desc.InDom == pmapi.InDomNull || t.iall {
+		return nil
+	}
+	ids := map[int32]bool{}
+	for _, n := range names {
+		id, err := lookup(n)
+		if err != nil {
+			t.fail("pmval: instance %s not available\n", n)
+		}
+		ids[id] = true
+		t.pairs = append(t.pairs, instPair{id, n})
+	}
+	return ids
 }
 
 // unionPairs is every instance ever in the domain with its name, in
