@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -100,4 +101,80 @@ func TestInteropFetchSplit(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestInteropPmlogconf records the configuration pmlogconf makes for the
+// local pmcd (many PMDAs, dozens of groups, "once" groups) with both
+// pmloggers, the default groups every 300 msec (-t), and compares the
+// records as sets of shapes: the same fetches, each with the same
+// metrics and instances. Instances that belong to the moment are
+// masked: the processes of the proc PMDA (domain 3: each run sees its
+// own pmlogger and whatever else ran), and pmcd.pmlogger.* (the real
+// tool's map file names its pid; pcpkit writes none).
+func TestInteropPmlogconf(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	real := testenv.RealTool(t, "pmlogger")
+	conf := testenv.RealTool(t, "pmlogconf")
+	needPMCD(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "pmlogconf.config")
+	if _, errb, rc := testenv.RunCommand(t, dir, testenv.RealEnv(), conf, "-q", cfg); rc != 0 {
+		t.Fatalf("pmlogconf: rc %d: %s", rc, errb)
+	}
+	exe := testenv.BuildCommand(t, "pmlogger", dir)
+	mask := func(r *pmapi.Result) string {
+		var b strings.Builder
+		for _, vs := range r.VSets {
+			fmt.Fprintf(&b, "%s:", vs.PMID)
+			switch {
+			case vs.PMID.Domain() == 2 && vs.PMID.Cluster() == 3:
+				b.WriteString("[pmlogger]")
+			case vs.NumVal < 0:
+				fmt.Fprintf(&b, "err%d", vs.NumVal)
+			case vs.PMID.Domain() == 3 && vs.NumVal > 1:
+				b.WriteString("[processes]")
+			default:
+				for _, v := range vs.Values {
+					fmt.Fprintf(&b, "[%d]", v.Inst)
+				}
+			}
+			b.WriteByte(' ')
+		}
+		return b.String()
+	}
+	shapes := func(prog, base string) []string {
+		_, errb, rc := testenv.RunCommand(t, dir, testenv.RealEnv(), prog, "-c", cfg, "-t", "300msec", "-s", "8", "-l", base+".log", filepath.Join(dir, base))
+		if rc != 0 {
+			t.Fatalf("%s: rc %d: %s", prog, rc, errb)
+		}
+		_, recs := readRecords(t, filepath.Join(dir, base))
+		var out []string
+		for _, r := range recs {
+			out = append(out, mask(r))
+		}
+		sort.Strings(out)
+		return out
+	}
+	r, p := shapes(real, "real"), shapes(exe, "pcpkit")
+	if len(r) != len(p) {
+		t.Errorf("%d records from the real pmlogger, %d from pcpkit", len(r), len(p))
+	}
+	for i := 0; i < len(r) && i < len(p); i++ {
+		if r[i] != p[i] {
+			t.Errorf("records (sorted by shape) %d differ:\nreal   %s\npcpkit %s", i, r[i], p[i])
+		}
+	}
+	t.Logf("%d records alike; the largest has %d metrics", len(r), maxMetrics(r))
+}
+
+func maxMetrics(shapes []string) int {
+	n := 0
+	for _, s := range shapes {
+		if k := strings.Count(s, ":"); k > n {
+			n = k
+		}
+	}
+	return n
 }
