@@ -19,7 +19,10 @@ import (
 // option error ("pmLoadDerivedConfig failed"). Without --derived the
 // set-up happens when the archive context is created. Names resolve in the
 // archive first; a derived metric is bound (and a semantic error printed)
-// when its descriptor is looked up.
+// when its descriptor is looked up. Live (live.go), the same: the set-up
+// happens when the connection to pmcd is made, names resolve in pmcd's
+// PMNS (or -n's) first, and the operands are fetched from pmcd with the
+// metric.
 
 // loadDerived handles --derived=FILE.
 func (o *options) loadDerived(arg string, stderr, pending *strings.Builder) {
@@ -32,27 +35,42 @@ func (o *options) loadDerived(arg string, stderr, pending *strings.Builder) {
 	}
 }
 
-// useDerived makes the derived metrics available in the archive context.
-func (t *tool) useDerived() {
-	reg := t.o.derived
-	if reg == nil {
+// processRegistry is the process's derived metrics: those --derived
+// loaded, else the start-up set ($PCP_DERIVED_CONFIG), whose errors are
+// printed now, as libpcp sets it up when the first context is created.
+func (t *tool) processRegistry() *derive.Registry {
+	if t.o.derived == nil {
 		var msgs strings.Builder
-		reg = derive.NewProcessRegistry(&msgs)
+		reg := derive.NewProcessRegistry(&msgs)
 		t.out.Flush()
 		io.WriteString(t.errw, msgs.String())
 		t.o.derived = reg
 	}
-	t.c.UseDerived(reg, derive.EvalOptions{})
+	return t.o.derived
 }
 
-// lookupDerived resolves a name the archive does not have as a derived
+// useDerived makes the derived metrics available in the archive context.
+func (t *tool) useDerived() {
+	t.c.UseDerived(t.processRegistry(), derive.EvalOptions{})
+}
+
+// derivedContext is the derived metrics of the context: the archive's,
+// or those of the pmcd (live.go).
+func (t *tool) derivedContext() *derive.Context {
+	if t.live != nil {
+		return t.live.dc
+	}
+	return t.c.Derived()
+}
+
+// lookupDerived resolves a name the source does not have as a derived
 // metric.
 func (t *tool) lookupDerived(name string) (pmapi.PMID, bool) {
-	dc := t.c.Derived()
+	dc := t.derivedContext()
 	if dc == nil {
 		return pmapi.PMIDNull, false
 	}
-	// only derived metrics: the PMNS (-n, or the archive's) was searched
+	// only derived metrics: the PMNS (-n, or the source's) was searched
 	p, kind, ok := dc.LookupName(name)
 	return p, ok && (kind == derive.KindGlobal || kind == derive.KindPerContext)
 }
@@ -60,11 +78,17 @@ func (t *tool) lookupDerived(name string) (pmapi.PMID, bool) {
 // derivedDesc is pmLookupDesc of a derived metric: binding it prints its
 // semantic error, if it has one, and a failed definition stops pmval.
 func (t *tool) derivedDesc(name string, pmid pmapi.PMID) (*pmapi.Desc, bool) {
-	dc := t.c.Derived()
+	dc := t.derivedContext()
 	if dc == nil || !derive.IsDerived(pmid) {
 		return nil, false
 	}
-	d, err := t.c.Desc(pmid)
+	var d pmapi.Desc
+	var err error
+	if t.live != nil {
+		d, err = dc.Desc(pmid)
+	} else {
+		d, err = t.c.Desc(pmid)
+	}
 	if err == nil {
 		return &d, true
 	}

@@ -12,10 +12,12 @@ import (
 	"syscall"
 
 	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/derive"
 	"github.com/pcpkit/pcpkit/internal/metricspec"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/pmcd"
+	"github.com/pcpkit/pcpkit/pmns"
 )
 
 // Live mode: pmval -h HOST, HOST:metric, or no source at all (pmcd on
@@ -27,6 +29,15 @@ import (
 // does not keep a schedule). Counters are rates between two successive
 // fetches over the time between pmcd's timestamps of them, so a counter
 // needs one fetch more than the lines it prints.
+//
+// Derived metrics ($PCP_DERIVED_CONFIG, --derived) are evaluated as
+// libpcp evaluates them in a host context: a name pmcd's PMNS (or -n's)
+// does not have is looked up among them, their operands are bound
+// against pmcd's metrics (pmLookupName, pmLookupDesc), and each fetch
+// asks pmcd for the metric (which pmcd answers with an error) and its
+// operands, then computes the metric from those (derive.Evaluator, as
+// pmlogger's DerivedSource does; delta() and rate() from the previous
+// fetch, over the time between pmcd's timestamps).
 
 // liveSource is the metric source of live mode: one pmcd.
 type liveSource struct {
@@ -35,15 +46,97 @@ type liveSource struct {
 	// holds them: pmval's pmAddProfile, applied to each fetch here
 	// since the client always fetches every instance.
 	profile map[int32]bool
+
+	// the derived metrics (nil until useDerived)
+	dc    *derive.Context
+	ev    *derive.Evaluator
+	ns    *pmns.Namespace       // -n's PMNS, nil for pmcd's
+	descs map[string]pmapi.Desc // operands' descriptors by name (PMIDNull: none)
+	names map[pmapi.InDom]map[int32]string
+	req   [1]pmapi.PMID
+}
+
+// useDerived makes the derived metrics of reg available, bound against
+// pmcd's metrics (the names in ns when not nil).
+func (s *liveSource) useDerived(reg *derive.Registry, ns *pmns.Namespace) {
+	s.ns = ns
+	s.descs = map[string]pmapi.Desc{}
+	s.names = map[pmapi.InDom]map[int32]string{}
+	s.dc = reg.NewContext(s.lookupDesc)
+	s.ev = s.dc.NewEvaluator(derive.EvalOptions{Names: liveNames{s}})
+}
+
+// lookupDesc finds a metric's descriptor in pmcd, as libpcp's binding of
+// an operand does (pmLookupName, then pmLookupDesc).
+func (s *liveSource) lookupDesc(name string) (pmapi.Desc, bool) {
+	if d, ok := s.descs[name]; ok {
+		return d, d.PMID != pmapi.PMIDNull
+	}
+	d := pmapi.Desc{PMID: pmapi.PMIDNull}
+	pmid := pmapi.PMIDNull
+	if s.ns != nil {
+		if p, ok := s.ns.Lookup(name); ok {
+			pmid = p
+		}
+	} else if ids, err := s.c.LookupNames([]string{name}); err == nil && len(ids) == 1 {
+		pmid = ids[0]
+	}
+	if pmid != pmapi.PMIDNull {
+		if dd, err := s.c.Desc(pmid); err == nil {
+			d = dd
+		}
+	}
+	s.descs[name] = d
+	return d, d.PMID != pmapi.PMIDNull
+}
+
+// liveNames names instances for [name] and matchinst() from pmcd's
+// instance domains (pmNameInDom, pmLookupInDom).
+type liveNames struct{ s *liveSource }
+
+func (l liveNames) InstName(indom pmapi.InDom, inst int32, _ pmapi.Timestamp) (string, bool) {
+	if n, ok := l.s.names[indom][inst]; ok {
+		return n, true
+	}
+	// not known yet: read the instance domain again
+	insts, names, err := l.s.c.InDom(indom)
+	if err != nil {
+		return "", false
+	}
+	m := make(map[int32]string, len(insts))
+	for k, id := range insts {
+		if k < len(names) {
+			m[id] = names[k]
+		}
+	}
+	l.s.names[indom] = m
+	n, ok := m[inst]
+	return n, ok
+}
+
+func (l liveNames) LookupInst(indom pmapi.InDom, name string, _ pmapi.Timestamp) (int32, bool) {
+	id, err := l.s.c.InstID(indom, name)
+	return id, err == nil
 }
 
 // fetch fetches pmid's current values. The value set is a copy, which
 // stays valid after the next fetch (the client reuses its buffers and
 // the report loop keeps the previous fetch for rates).
 func (s *liveSource) fetch(pmid pmapi.PMID) (*pmapi.Result, error) {
-	res, _, err := s.c.Fetch([]pmapi.PMID{pmid})
+	s.req[0] = pmid
+	list := s.req[:]
+	if s.ev != nil {
+		// the metric, then the operands of a derived one
+		list = s.ev.Prefetch(list)
+	}
+	res, _, err := s.c.Fetch(list)
 	if err != nil {
 		return nil, err
+	}
+	if s.ev != nil {
+		if res, err = s.ev.Postfetch(s.req[:], res); err != nil {
+			return nil, err
+		}
 	}
 	if len(res.VSets) != 1 {
 		return nil, pmapi.ErrIPC
@@ -117,6 +210,7 @@ func (t *tool) openLive(spec *metricspec.Spec, source string) {
 		t.fail("pmval: Cannot connect to PMCD on host \"%s\": %s\n", source, dialErrText(err))
 	}
 	t.live = &liveSource{c: c}
+	t.live.useDerived(t.processRegistry(), t.o.ns)
 	t.source = source
 	t.host = c.Host()
 	if t.host == "" {
@@ -149,8 +243,8 @@ func (t *tool) openLive(spec *metricspec.Spec, source string) {
 }
 
 // initLiveMetric looks the metric up (in the -n namespace when given,
-// else in pmcd's) and gets its descriptor from pmcd. Derived metrics are
-// not available live.
+// else in pmcd's), then among the derived metrics, and gets its
+// descriptor from pmcd (a derived metric's from its expression).
 func (t *tool) initLiveMetric(spec *metricspec.Spec) {
 	c := t.live.c
 	t.metric = spec.Metric
@@ -177,12 +271,23 @@ func (t *tool) initLiveMetric(spec *metricspec.Spec) {
 			}
 		}
 	}
+	if errors.Is(lerr, pmapi.ErrName) || errors.Is(lerr, pmapi.ErrNonLeaf) {
+		// libpcp's pmLookupName: a name the PMNS lacks may be derived
+		if p, ok := t.lookupDerived(spec.Metric); ok {
+			pmid, lerr = p, nil
+		}
+	}
 	if lerr != nil {
 		t.fail("pmval: pmLookupName(%s): %s\n", spec.Metric, archive.ErrText(lerr))
 	}
-	d, err := c.Desc(pmid)
-	if err != nil {
-		t.fail("pmval: pmLookupDesc: %s\n", archive.ErrText(err))
+	var d pmapi.Desc
+	if dp, ok := t.derivedDesc(spec.Metric, pmid); ok {
+		d = *dp
+	} else {
+		var err error
+		if d, err = c.Desc(pmid); err != nil {
+			t.fail("pmval: pmLookupDesc: %s\n", archive.ErrText(err))
+		}
 	}
 	t.pmid, t.desc = pmid, d
 	if d.InDom == pmapi.InDomNull && len(spec.Insts) > 0 {

@@ -3,6 +3,7 @@ package pmval
 import (
 	"net"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -122,22 +123,29 @@ func TestInteropLive(t *testing.T) {
 		{args: []string{"-h", "localhost?compress", "hinv.ncpu"}},
 	}
 	for _, c := range cases {
-		what := "pmval " + strings.Join(c.args, " ")
-		wout, werr, wrc := testenv.RunCommand(t, dir, testenv.RealEnv(), real, c.args...)
-		out, errs, rc := run(t, dir, c.args)
-		want, got := string(wout), out
-		if c.changing {
-			want, got = maskLive(want), maskLive(got)
-		}
-		if d := cmp.Diff(want, got); d != "" {
-			t.Errorf("%s: stdout differs from the real pmval (-real +pcpkit):\n%s", what, d)
-		}
-		if d := cmp.Diff(string(werr), errs); d != "" {
-			t.Errorf("%s: stderr differs from the real pmval (-real +pcpkit):\n%s", what, d)
-		}
-		if wrc != rc {
-			t.Errorf("%s: exit status %d, real pmval %d", what, rc, wrc)
-		}
+		compareLive(t, dir, real, "pmval "+strings.Join(c.args, " "), c.args, "PCP_DERIVED_CONFIG=", c.changing)
+	}
+}
+
+// compareLive runs the real pmval and pcpkit's with args and the
+// environment setting env, and reports any difference of stdout (with
+// the numbers masked when changing), stderr or exit status.
+func compareLive(t *testing.T, dir, real, what string, args []string, env string, changing bool) {
+	t.Helper()
+	wout, werr, wrc := testenv.RunCommand(t, dir, testenv.RealEnv(env), real, args...)
+	out, errs, rc := run(t, dir, args, env)
+	want, got := string(wout), out
+	if changing {
+		want, got = maskLive(want), maskLive(got)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("%s: stdout differs from the real pmval (-real +pcpkit):\n%s", what, d)
+	}
+	if d := cmp.Diff(string(werr), errs); d != "" {
+		t.Errorf("%s: stderr differs from the real pmval (-real +pcpkit):\n%s", what, d)
+	}
+	if wrc != rc {
+		t.Errorf("%s: exit status %d, real pmval %d", what, rc, wrc)
 	}
 }
 
@@ -207,5 +215,130 @@ func TestLiveNoPMCD(t *testing.T) {
 	rc := Main([]string{"-h", "localhost:1", "hinv.ncpu"}, &out, &errb)
 	if rc != 1 || out.String() != "" || errb.String() != "pmval: Cannot connect to PMCD on host \"localhost:1\": Connection refused\n" {
 		t.Errorf("status %d, stdout %q, stderr %q", rc, out.String(), errb.String())
+	}
+}
+
+// liveDerivedConfig is the derived metric configuration of
+// TestInteropLiveDerived: metrics whose values cannot change, metrics
+// whose values can (rates of counters, delta(), rate()), and metrics
+// whose definitions fail when bound against pmcd's metrics.
+const liveDerivedConfig = `# constant values
+my.ncpu2 = hinv.ncpu * 2
+my.nagents = pmcd.numagents + 1
+my.const = 3 * 4 + 2
+my.tern = hinv.ncpu > 1 ? hinv.ncpu : 0
+my.mb = mem.physmem / 1024
+my.cnt = count(kernel.percpu.cpu.user)
+my.strd = kernel.uname.release
+# changing values
+my.load10 = kernel.all.load * 10
+my.dcpu = delta(kernel.all.cpu.user)
+my.rcpu = rate(kernel.all.cpu.user)
+my.pcpu = kernel.percpu.cpu.user + kernel.percpu.cpu.sys
+my.ctr = kernel.all.cpu.user + kernel.all.cpu.sys
+my.rload = rate(kernel.all.load)
+my.dmem = delta(mem.util.free)
+my.sel = kernel.percpu.cpu.user[cpu1]
+my.m = matchinst(/cpu1/, kernel.percpu.cpu.idle)
+my.sum = sum(kernel.percpu.cpu.user)
+my.util = 100 * rate(kernel.all.cpu.idle) / hinv.ncpu
+my.pick = kernel.all.load[1 minute]
+# failing definitions
+my.bad = no.such.metric + 1
+my.str = hinv.ncpu + kernel.uname.release
+my.mix = kernel.all.cpu.user + hinv.ncpu
+my.div = kernel.all.cpu.user / kernel.all.cpu.sys
+my.fwd = my.later * 2
+my.later = hinv.ncpu + 1
+`
+
+// liveDerivedSyntax is a configuration with a syntax error (reported
+// when the context is created) and a good definition after it.
+const liveDerivedSyntax = `my.syn = hinv.ncpu * * 2
+my.ok = hinv.ncpu + 1
+`
+
+// TestInteropLiveDerived runs the real pmval and pcpkit's live against
+// the local pmcd with derived metrics, from $PCP_DERIVED_CONFIG and from
+// --derived: output byte for byte for metrics whose values cannot
+// change, with the numbers masked for those that can, and stderr and
+// exit status for all, errors included.
+func TestInteropLiveDerived(t *testing.T) {
+	real := testenv.RealTool(t, "pmval")
+	needPMCD(t)
+	dir := t.TempDir()
+	for name, text := range map[string]string{"good.conf": liveDerivedConfig, "bad.conf": liveDerivedSyntax} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type tc struct {
+		env      string // $PCP_DERIVED_CONFIG
+		args     []string
+		changing bool
+	}
+	short := []string{"-s", "3", "-t", "0.2"}
+	with := func(args ...string) []string { return append(append([]string{}, short...), args...) }
+	cases := []tc{
+		// constant values: byte for byte
+		{env: "good.conf", args: with("my.ncpu2")},
+		{env: "good.conf", args: with("my.nagents")},
+		{env: "good.conf", args: with("my.const")},
+		{env: "good.conf", args: with("my.tern")},
+		{env: "good.conf", args: with("my.mb")},
+		{env: "good.conf", args: with("my.cnt")},
+		{env: "good.conf", args: with("my.strd")},
+		{env: "good.conf", args: with("-f", "2", "-w", "10", "my.ncpu2")},
+		{env: "good.conf", args: with("-Z", "UTC", "my.ncpu2")},
+		{env: "good.conf", args: with("-h", "localhost", "my.ncpu2")},
+		{env: "good.conf", args: with("localhost:my.nagents")},
+		{env: "good.conf", args: with("-n", "/var/lib/pcp/pmns/root", "my.ncpu2")},
+		{env: "good.conf", args: with("hinv.ncpu")}, // a base metric, with derived ones defined
+		{args: with("--derived=good.conf", "my.ncpu2")},
+		{args: with("--derived", "good.conf", "my.const")},
+		{env: "bad.conf", args: with("--derived=good.conf", "my.nagents")},
+		{env: "good.conf:bad.conf", args: with("my.ok")},
+		// changing values: masked
+		{env: "good.conf", args: with("my.load10"), changing: true},
+		{env: "good.conf", args: with("-i", `"1 minute","15 minute"`, "my.load10"), changing: true},
+		{env: "good.conf", args: with("my.load10[5 minute]"), changing: true},
+		{env: "good.conf", args: with("my.dcpu"), changing: true},
+		{env: "good.conf", args: with("my.rcpu"), changing: true},
+		{env: "good.conf", args: with("-f", "3", "my.rcpu"), changing: true},
+		{env: "good.conf", args: with("my.pcpu"), changing: true},
+		{env: "good.conf", args: with("-r", "my.pcpu"), changing: true},
+		{env: "good.conf", args: with("-i", "cpu1", "my.pcpu"), changing: true},
+		{env: "good.conf", args: with("my.ctr"), changing: true},
+		{env: "good.conf", args: with("my.rload"), changing: true},
+		{env: "good.conf", args: with("my.dmem"), changing: true},
+		{env: "good.conf", args: with("my.sel"), changing: true},
+		{env: "good.conf", args: with("my.m"), changing: true},
+		{env: "good.conf", args: with("my.sum"), changing: true},
+		{env: "good.conf", args: with("my.util"), changing: true},
+		{env: "good.conf", args: with("my.pick"), changing: true},
+		{args: with("--derived=good.conf", "my.rcpu"), changing: true},
+		{args: with("--derived=good.conf", "my.pcpu"), changing: true},
+		// errors
+		{env: "good.conf", args: []string{"my.bad"}},
+		{env: "good.conf", args: []string{"my.str"}},
+		{env: "good.conf", args: []string{"my.mix"}},
+		{env: "good.conf", args: []string{"my.div"}},
+		{env: "good.conf", args: with("my.fwd")}, // pmcd: no agent for the operand's domain
+		{env: "good.conf", args: []string{"my.nosuch"}},
+		{env: "good.conf", args: []string{"my"}},
+		{env: "good.conf", args: []string{"-i", "nosuch", "my.load10"}},
+		{env: "good.conf", args: []string{"-s", "1", "-x", "3", "my.ncpu2"}},
+		{env: "bad.conf", args: with("my.ok")},
+		{env: "bad.conf", args: []string{"my.syn"}},
+		{env: "nosuch.conf", args: with("hinv.ncpu")},
+		{env: "bad.conf", args: []string{"-h", "localhost:1", "my.ok"}},
+		{args: []string{"--derived=bad.conf", "-s", "1", "my.ok"}},
+		{args: []string{"--derived=bad.conf", "my.syn"}},
+		{args: []string{"--derived=nosuch.conf", "my.ok"}},
+		{args: []string{"my.ncpu2"}}, // no configuration
+	}
+	for _, c := range cases {
+		env := "PCP_DERIVED_CONFIG=" + c.env
+		compareLive(t, dir, real, env+" pmval "+strings.Join(c.args, " "), c.args, env, c.changing)
 	}
 }
