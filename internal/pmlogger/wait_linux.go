@@ -17,9 +17,9 @@ import (
 // runtime's sysmon thread awake, polling every 10 ms.
 //
 // sysmon sleeps for as long as every P is idle and no system call goes
-// through the runtime's entersyscall: that is why the timerfd is read,
-// and the pmcd client and the archive writer make their system calls,
-// with syscall.RawSyscall.
+// through the runtime's entersyscall: that is why the timer is set (it
+// is never read), and the pmcd client and the archive writer make their
+// system calls, with syscall.RawSyscall.
 //
 // Signals arrive on the channel the logger was given; a goroutine
 // forwards them and fires the timer, so that a wait ends at once.
