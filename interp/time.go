@@ -27,21 +27,31 @@ func newSubber() *subber {
 
 // sub returns a-b in seconds.
 func (s *subber) sub(a, b pmapi.Timestamp) float64 {
-	ds := a.Sec - b.Sec
-	dn := int64(a.Nsec) - int64(b.Nsec)
-	if dn == 0 {
-		return float64(ds)
-	}
-	if dn%1e9 == 0 {
-		return float64(ds + dn/1e9)
-	}
-	if f, ok := fastSub(ds, dn); ok {
-		return f
-	}
-	if f, ok := subExact(ds, dn); ok {
+	f, ds, dn, ok := quickSub(a, b)
+	if ok {
 		return f
 	}
 	return s.subBig(ds, dn)
+}
+
+// quickSub is a-b in seconds when no big.Float arithmetic is needed (ok);
+// otherwise it returns the seconds and nanoseconds differences for subBig.
+func quickSub(a, b pmapi.Timestamp) (f float64, ds, dn int64, ok bool) {
+	ds = a.Sec - b.Sec
+	dn = int64(a.Nsec) - int64(b.Nsec)
+	if dn == 0 {
+		return float64(ds), ds, dn, true
+	}
+	if dn%1e9 == 0 {
+		return float64(ds + dn/1e9), ds, dn, true
+	}
+	if f, ok := fastSub(ds, dn); ok {
+		return f, ds, dn, true
+	}
+	if f, ok := subExact(ds, dn); ok {
+		return f, ds, dn, true
+	}
+	return 0, ds, dn, false
 }
 
 // subBig is sub for the seconds and nanoseconds differences, in
@@ -58,18 +68,8 @@ func (s *subber) subBig(ds, dn int64) float64 {
 // Sub is a-b in seconds as libpcp computes it (__pmTimestampSub): in long
 // double precision, rounded to a double.
 func Sub(a, b pmapi.Timestamp) float64 {
-	ds := a.Sec - b.Sec
-	dn := int64(a.Nsec) - int64(b.Nsec)
-	if dn == 0 {
-		return float64(ds)
-	}
-	if dn%1e9 == 0 {
-		return float64(ds + dn/1e9)
-	}
-	if f, ok := fastSub(ds, dn); ok {
-		return f
-	}
-	if f, ok := subExact(ds, dn); ok {
+	f, ds, dn, ok := quickSub(a, b)
+	if ok {
 		return f
 	}
 	return newSubber().subBig(ds, dn)
