@@ -208,22 +208,19 @@ func (o *cliOptions) parse(args []string, stderr, pending *strings.Builder) []st
 			o.logFile, o.logSet = arg, true
 		case 'r':
 			o.report = true
-		case 's':
+		case 's', 'v':
 			l, shown, ok := parseSize(arg)
 			if !ok {
-				fmt.Fprintf(pending, "pmlogger: illegal size argument '%s' for exit size\n", shown)
+				what := map[rune]string{'s': "exit", 'v': "volume"}[ev.Short]
+				fmt.Fprintf(pending, "pmlogger: illegal size argument '%s' for %s size\n", shown, what)
 				o.errors++
 				continue
 			}
-			o.end = subSecond(l)
-		case 'v':
-			l, shown, ok := parseSize(arg)
-			if !ok {
-				fmt.Fprintf(pending, "pmlogger: illegal size argument '%s' for volume size\n", shown)
-				o.errors++
-				continue
+			if ev.Short == 's' {
+				o.end = subSecond(l)
+			} else {
+				o.vol = subSecond(l)
 			}
-			o.vol = subSecond(l)
 		case 't':
 			sec, nsec, _, err := pcptime.ParseInterval(arg)
 			if err != nil {
