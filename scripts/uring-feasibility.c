@@ -1,16 +1,21 @@
-// uring-feasibility.c: what one wake-up per sample would save pmlogger
-// (docs/benchmarks.md, "pmlogger", "One wake-up per sample").
+// uring-feasibility.c: would an io_uring chain per sample save pmlogger
+// its second wake-up? (docs/benchmarks.md, "pmlogger", "One wake-up per
+// sample: measured, and no").
 //
 // A recorder's loop, 400 samples at 10 and 20 ms, twice: (A) as pcpkit's
 // and the real pmlogger's loops do it, sleep, send the fetch, wait for the
-// reply (two wake-ups), read it, write 3924 bytes to a file; (B) one
-// io_uring chain per sample, a timeout linked to the send linked to the
-// receive (IORING_TIMEOUT_ETIME_SUCCESS, IOSQE_CQE_SKIP_SUCCESS: only the
-// receive posts a completion), waited for in one io_uring_enter, then the
-// same write. The "pmcd" is a child process that answers each 520-byte
-// request with 3924 bytes after 300 us of work. It prints the CPU time
-// (getrusage, all threads of the process, io_uring's workers included)
-// per sample of each.
+// reply, read it, write 3924 bytes to a file; (B) one io_uring chain per
+// sample, a timeout linked to the send linked to the receive
+// (IORING_TIMEOUT_ETIME_SUCCESS, IOSQE_CQE_SKIP_SUCCESS: only the receive
+// posts a completion), waited for by io_uring_enter until the receive's
+// completion is there, then the same write. The "pmcd" is a child
+// process that answers each 520-byte request with 3924 bytes after 300 us
+// of work. It prints the CPU time (getrusage, all threads of the process,
+// io_uring's workers included), the context switches and the waits that
+// ended before the receive's completion, per sample of each.
+//
+// The answer is no: (B) is switched to twice per sample, as (A) is (the
+// timer's expiry, then pmcd's reply), and costs about the same.
 //
 //   gcc -O2 -o /tmp/uring-feasibility scripts/uring-feasibility.c && /tmp/uring-feasibility
 //
@@ -30,6 +35,8 @@
 #include <unistd.h>
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <errno.h>
+static long csw(void){struct rusage r;getrusage(RUSAGE_SELF,&r);return r.ru_nvcsw+r.ru_nivcsw;}
 
 static double cpu(void){struct rusage r;getrusage(RUSAGE_SELF,&r);return r.ru_utime.tv_sec*1e6+r.ru_utime.tv_usec+r.ru_stime.tv_sec*1e6+r.ru_stime.tv_usec;}
 static char req[520], rep[3924];
@@ -52,18 +59,23 @@ int main(int argc,char**argv){
  long ivs[]={10,20}; int N=400;
  for(int rep_=0; rep_<2; rep_++) for(int k=0;k<2;k++){ long iv=ivs[k];
   // A: sleep, send, poll, recv, write
-  double c0=cpu(); for(int i=0;i<N;i++){ struct timespec ts={0,iv*1000000L-400000}; clock_nanosleep(CLOCK_MONOTONIC,0,&ts,0); send(fd,req,sizeof req,MSG_NOSIGNAL); struct pollfd pf={fd,POLLIN,0}; poll(&pf,1,-1); ssize_t n=0; while(n<(ssize_t)sizeof rep){ssize_t m=recv(fd,rep+n,sizeof rep-n,0); if(m<=0) break; n+=m; if(n<(ssize_t)sizeof rep) poll(&pf,1,-1);} write(out,rep,sizeof rep);} double a=(cpu()-c0)/N;
+  long csa=csw(); double c0=cpu(); for(int i=0;i<N;i++){ struct timespec ts={0,iv*1000000L-400000}; clock_nanosleep(CLOCK_MONOTONIC,0,&ts,0); send(fd,req,sizeof req,MSG_NOSIGNAL); struct pollfd pf={fd,POLLIN,0}; poll(&pf,1,-1); ssize_t n=0; while(n<(ssize_t)sizeof rep){ssize_t m=recv(fd,rep+n,sizeof rep-n,0); if(m<=0) break; n+=m; if(n<(ssize_t)sizeof rep) poll(&pf,1,-1);} write(out,rep,sizeof rep);} double a=(cpu()-c0)/N; double acs=(double)(csw()-csa)/N;
   // B: io_uring chain
   struct ring r; if(ring_init(&r)<0){perror("io_uring_setup"); return 1;}
-  c0=cpu(); for(int i=0;i<N;i++){ struct __kernel_timespec ts={0,iv*1000000L-400000};
+  long early=0, cs0=csw(); c0=cpu(); for(int i=0;i<N;i++){ struct __kernel_timespec ts={0,iv*1000000L-400000};
    struct io_uring_sqe *s=getsqe(&r); s->opcode=IORING_OP_TIMEOUT; s->addr=(unsigned long)&ts; s->len=1; s->timeout_flags=IORING_TIMEOUT_ETIME_SUCCESS; s->flags=IOSQE_IO_LINK|IOSQE_CQE_SKIP_SUCCESS; s->user_data=1;
    s=getsqe(&r); s->opcode=IORING_OP_SEND; s->fd=fd; s->addr=(unsigned long)req; s->len=sizeof req; s->msg_flags=MSG_NOSIGNAL; s->flags=IOSQE_IO_LINK|IOSQE_CQE_SKIP_SUCCESS; s->user_data=2;
    s=getsqe(&r); s->opcode=IORING_OP_RECV; s->fd=fd; s->addr=(unsigned long)rep; s->len=sizeof rep; s->msg_flags=MSG_WAITALL; s->user_data=3;
+   // The timeout's expiry ends an io_uring_enter wait even though it
+   // posts no completion (the kernel's cq_timeouts count): wait again
+   // until the receive's completion is there. (The first version of this
+   // program did not, and timed a loop that never waited for pmcd.)
    int ret=syscall(__NR_io_uring_enter,r.fd,3,1,IORING_ENTER_GETEVENTS,NULL,0); if(ret<0){perror("enter"); return 1;}
+   while(atomic_load_explicit((_Atomic unsigned*)r.cq_tail,memory_order_acquire)==*r.cq_head){ early++; if(syscall(__NR_io_uring_enter,r.fd,0,1,IORING_ENTER_GETEVENTS,NULL,0)<0 && errno!=EINTR){perror("enter"); return 1;} }
    unsigned h=*r.cq_head; unsigned t=atomic_load_explicit((_Atomic unsigned*)r.cq_tail,memory_order_acquire);
    for(;h!=t;h++){ struct io_uring_cqe *c=&r.cqes[h&*r.cq_mask]; if(c->user_data!=3||c->res!=(int)sizeof rep) fprintf(stderr,"cqe %llu res %d\n",(unsigned long long)c->user_data,c->res);} atomic_store_explicit((_Atomic unsigned*)r.cq_head,h,memory_order_release);
    write(out,rep,sizeof rep);} double b=(cpu()-c0)/N; close(r.fd);
-  printf("%ld ms: two wake-ups %.1f us/sample, io_uring one wake-up %.1f us/sample (%.2fx)\n", iv, a, b, b/a);
+  printf("%ld ms: sleep+send+poll+recv %.1f us/sample (%.2f context switches), io_uring chain %.1f us/sample (%.2f context switches, %.2f early returns) (%.2fx)\n", iv, a, acs, b, (double)(csw()-cs0)/N, (double)early/N, b/a);
  }
  close(fd); waitpid(pid,0,0); return 0;
 }
