@@ -52,7 +52,8 @@ func startLogger(t *testing.T, exe, dir string, args []string) *running {
 	r := &running{done: make(chan struct{})}
 	r.cmd = exec.Command(exe, args...)
 	r.cmd.Dir = dir
-	r.cmd.Env = append(os.Environ(), FakeEnv+"=real", FakeProgressEnv+"=1", "TZ=UTC")
+	// (A killed logger leaves its pmlc control files: in dir.)
+	r.cmd.Env = append(os.Environ(), FakeEnv+"=real", FakeProgressEnv+"=1", "TZ=UTC", "PCP_TMP_DIR="+dir, "PCP_RUN_DIR="+dir)
 	out, err := r.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -19,11 +19,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/derive"
+	"github.com/pcpkit/pcpkit/internal/logctl"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/pmcd"
@@ -94,6 +96,26 @@ type Options struct {
 	// SourceHost names the source in the log's connection messages
 	// ("": Source.Host(), pmcd's host name as the real tool prints it).
 	SourceHost string
+
+	// Control, when not nil, opens the control port pmlc talks to, and
+	// its map file, before the prologue (whose pmcd.pmlogger.port is
+	// then the port's number); PID and Archive are filled in. A port
+	// that cannot be opened is reported in the log and the recording
+	// goes on without it.
+	Control *logctl.Config
+	// LogStates is the configuration's control table, which pmlc's
+	// query reports (nil: every metric of Groups, mandatory on).
+	LogStates []LogState
+}
+
+// LogState is how the configuration asks for a metric to be logged.
+type LogState struct {
+	PMID      pmapi.PMID
+	Mandatory bool          // else advisory
+	On        bool          // else off, or maybe
+	Maybe     bool          // mandatory maybe
+	Interval  time.Duration // 0: once (when On)
+	Insts     []int32       // nil: all instances
 }
 
 // Exit reasons, as the log file names them.
@@ -226,6 +248,14 @@ type Logger struct {
 	start      time.Time
 	stats      Stats
 	stop       string
+
+	// The loop's work from other goroutines (control.go).
+	calls    chan *loopCall
+	loopDone chan struct{}
+	endOnce  sync.Once
+	wtMu     sync.Mutex
+	wt       waiter
+	ctl      *logctl.Server // the pmlc control port (nil: none)
 }
 
 // New checks the options and returns a Logger ready to Run.
@@ -273,6 +303,9 @@ func New(o Options) (*Logger, error) {
 		labels: map[labelKey]bool{},
 		texts:  map[textKey]bool{},
 		indoms: map[pmapi.InDom]*loggedInDom{},
+
+		calls:    make(chan *loopCall, 1),
+		loopDone: make(chan struct{}),
 	}
 	l.realClock = realClock
 	if l.log == nil {
@@ -347,7 +380,13 @@ func (l *Logger) Start() error {
 	l.start = l.o.Now()
 	l.volStart = l.start
 	l.stats.Volumes = 1
+	if err := l.openControl(absArchive); err != nil {
+		// (The archive stays, as the real tool leaves it.)
+		l.w.Close()
+		return err
+	}
 	if err := l.putLogue(stamp, vals, absArchive, true); err != nil {
+		l.closeControl()
 		return err
 	}
 	return nil
@@ -502,7 +541,11 @@ func (l *Logger) loop() error {
 		wt = newTimerWaiter(l.o.Signals)
 	}
 	defer wt.close()
+	l.setWaiter(wt)
+	defer l.setWaiter(nil)
+	defer l.endCalls()
 	for {
+		l.runCalls()
 		// The earliest due group; "once" groups first, then in order.
 		var due *group
 		for _, g := range l.groups {
@@ -1316,10 +1359,12 @@ func (l *Logger) finish() error {
 	if aerr != nil {
 		abs = l.o.Archive
 	}
+	l.endCalls()
 	err := l.putLogue(stamp, vals, abs, false)
 	if cerr := l.w.Close(); err == nil && cerr != nil {
 		err = l.writeErr(cerr)
 	}
+	l.closeControl()
 	l.stats.Reason = l.stop
 	return err
 }

@@ -14,7 +14,9 @@ import (
 
 	"github.com/pcpkit/pcpkit/internal/cnum"
 	"github.com/pcpkit/pcpkit/internal/getopt"
+	"github.com/pcpkit/pcpkit/internal/logctl"
 	"github.com/pcpkit/pcpkit/internal/loggerconf"
+	"github.com/pcpkit/pcpkit/internal/pcpconf"
 	"github.com/pcpkit/pcpkit/internal/pmlogger/fakesource"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
@@ -126,6 +128,8 @@ type cliOptions struct {
 	logSet, check, report, sync      bool
 	builtin, localTZ                 bool
 	derived                          string
+	note                             string // -m: the map file's note
+	primary                          bool   // -P
 	version                          int
 	interval                         time.Duration
 	end, vol                         Limit
@@ -251,6 +255,10 @@ func (o *cliOptions) parse(args []string, stderr, pending *strings.Builder) []st
 			}
 		case 'y':
 			o.localTZ = true
+		case 'm':
+			o.note = arg
+		case 'P':
+			o.primary = true
 		case '?':
 			o.errors++
 		case optBuiltin:
@@ -260,7 +268,7 @@ func (o *cliOptions) parse(args []string, stderr, pending *strings.Builder) []st
 		case optSync:
 			o.sync = true
 		default:
-			// -D -f -I -K -L -m -n -N -o -p -P -u -U: accepted; see
+			// -D -f -I -K -L -n -N -o -p -u -U: accepted; see
 			// docs/pmlogger.md for what pcpkit does with them.
 		}
 	}
@@ -386,14 +394,18 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	if cfg.Access != nil && log != stderr {
 		// Not in the log, which stays the real tool's.
-		fmt.Fprintf(stderr, "pmlogger: the [access] section of %s is parsed but not enforced (pcpkit has no pmlc control port)\n", cfgName)
+		fmt.Fprintf(stderr, "pmlogger: the [access] section of %s is parsed but not enforced: any host may query the pmlc control port (pcpkit refuses every change of logging)\n", cfgName)
 	}
 	groups := GroupsFrom(res)
 	labelHost := o.labelHost
 	if labelHost == "" {
 		labelHost = src.Host()
 	}
-	fmt.Fprintf(log, "Starting logger for host \"%s\" via \"%s\"\n", labelHost, via)
+	primary := ""
+	if o.primary {
+		primary = "primary "
+	}
+	fmt.Fprintf(log, "Starting %slogger for host \"%s\" via \"%s\"\n", primary, labelHost, via)
 
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGPIPE)
@@ -416,6 +428,14 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		Log:       log,
 		Zone:      zone,
 		Signals:   sigs,
+		Control: &logctl.Config{
+			TmpDir:  pcpconf.Get("PCP_TMP_DIR", "/var/lib/pcp/tmp"),
+			RunDir:  pcpconf.Get("PCP_RUN_DIR", "/run/pcp"),
+			Host:    labelHost,
+			Note:    o.note,
+			Primary: o.primary,
+		},
+		LogStates: LogStatesFrom(res),
 	}
 	if os.Getenv(FakeProgressEnv) == "1" {
 		opts.Progress = func(n int) { fmt.Fprintf(stdout, "%d\n", n) }
@@ -432,7 +452,11 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := lg.Start(); err != nil {
 		var ee *existsError
-		if errors.As(err, &ee) {
+		var pe *logctl.PrimaryExistsError
+		if errors.As(err, &pe) {
+			fmt.Fprintf(log, "Archive basename: %s\n", opts.Archive)
+			fmt.Fprintf(log, "pmlogger: ERROR: %v\n", err)
+		} else if errors.As(err, &ee) {
 			fmt.Fprintf(log, "%v\n", err)
 		} else {
 			fmt.Fprintf(log, "%s\n", createMessage(err, labelHost, opts.Archive))

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -19,6 +20,10 @@ func runMain(t *testing.T, dir string, args ...string) (stdout, stderr string, r
 	t.Helper()
 	t.Setenv(FakeEnv, "10ms")
 	t.Setenv("TZ", "UTC")
+	// The pmlc control files (map file, socket) go to the test's
+	// directory, not the system's.
+	t.Setenv("PCP_TMP_DIR", dir)
+	t.Setenv("PCP_RUN_DIR", dir)
 	wd, _ := os.Getwd()
 	if err := os.Chdir(dir); err != nil {
 		t.Fatal(err)
@@ -210,5 +215,43 @@ func TestMainBuiltinFallback(t *testing.T) {
 			t.Errorf("%q: rc %d\n%s", args, rc, errb)
 		}
 		checkReal(t, filepath.Join(dir, base))
+	}
+}
+
+// TestMainPrimary: -P makes the primary links and says "primary" in the
+// log; a second primary while one lives stops with the real tool's
+// error after creating its archive (the real pmlogger's log, seen with
+// two real -P loggers in one PCP_TMP_DIR: "Starting primary logger
+// ...", "Archive basename: pp2", "pmlogger: ERROR: there is already a
+// primary pmlogger running, pid N linkfile=DIR/pmlogger/primary", exit
+// 1, pp2.0, pp2.index and pp2.meta left).
+func TestMainPrimary(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "c"), []byte("log mandatory on 10 msec { fake.counter }\n"), 0o644)
+	_, errb, rc := runMain(t, dir, "-P", "-c", "c", "-s", "2", "-l", "p1.log", "p1")
+	log, _ := os.ReadFile(filepath.Join(dir, "p1.log"))
+	if rc != 0 || !strings.Contains(string(log), "Starting primary logger for host \"fakehost\" via \"fake:\"\n") {
+		t.Fatalf("rc %d: %s\n%s", rc, errb, log)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "pmlogger", "primary")); err == nil {
+		t.Errorf("primary link left after exit")
+	}
+	// A live primary: this test's own process.
+	os.MkdirAll(filepath.Join(dir, "pmlogger"), 0o755)
+	self := strconv.Itoa(os.Getpid())
+	link := filepath.Join(dir, "pmlogger", "primary")
+	if err := os.Symlink(filepath.Join(dir, "pmlogger", self), link); err != nil {
+		t.Fatal(err)
+	}
+	_, _, rc = runMain(t, dir, "-P", "-c", "c", "-s", "2", "-l", "p2.log", "p2")
+	log, _ = os.ReadFile(filepath.Join(dir, "p2.log"))
+	want := "Starting primary logger for host \"fakehost\" via \"fake:\"\nArchive basename: p2\npmlogger: ERROR: there is already a primary pmlogger running, pid " + self + " linkfile=" + link + "\n\nLog finished "
+	if rc != 1 || !strings.Contains(string(log), want) {
+		t.Errorf("second primary: rc %d, log\n%s\nwant it to contain\n%s", rc, log, want)
+	}
+	for _, ext := range []string{".0", ".index", ".meta"} {
+		if _, err := os.Stat(filepath.Join(dir, "p2"+ext)); err != nil {
+			t.Errorf("p2%s: %v", ext, err)
+		}
 	}
 }

@@ -116,6 +116,28 @@ func GroupsFrom(res *loggerconf.Resolved) []Group {
 	return out
 }
 
+// LogStatesFrom is the configuration's control table: how each metric
+// of every group is asked to be logged, "off" and "maybe" ones too (for
+// pmlc's query).
+func LogStatesFrom(res *loggerconf.Resolved) []LogState {
+	var out []LogState
+	for _, g := range res.Groups {
+		iv := g.Delta
+		if g.Once {
+			iv = 0
+		}
+		for _, m := range g.Metrics {
+			insts := m.Instances
+			if len(insts) == 0 {
+				insts = nil
+			}
+			out = append(out, LogState{PMID: m.PMID, Mandatory: g.Mandatory,
+				On: g.State == loggerconf.On, Maybe: g.State == loggerconf.Maybe, Interval: iv, Insts: insts})
+		}
+	}
+	return out
+}
+
 // ParseGroups parses, preprocesses and resolves a configuration against
 // a source without writing anything: the warnings are returned as the
 // real pmlogger words them. cfgName is the name messages give the file;

@@ -14,6 +14,10 @@ type waiter interface {
 	wait(d time.Duration) (sig os.Signal, ok bool)
 	// pending returns a signal that came, without waiting.
 	pending() (sig os.Signal, ok bool)
+	// kick ends the wait in progress, or the next one, early (with
+	// neither a signal nor the time): another goroutine has work for
+	// the loop (a pmlc request). Safe for concurrent use.
+	kick()
 	// close releases what the waiter holds.
 	close()
 }
@@ -23,12 +27,13 @@ type waiter interface {
 type timerWaiter struct {
 	sigs  <-chan os.Signal
 	timer *time.Timer
+	kicks chan struct{}
 }
 
 func newTimerWaiter(sigs <-chan os.Signal) *timerWaiter {
 	t := time.NewTimer(time.Hour)
 	t.Stop()
-	return &timerWaiter{sigs: sigs, timer: t}
+	return &timerWaiter{sigs: sigs, timer: t, kicks: make(chan struct{}, 1)}
 }
 
 func (w *timerWaiter) wait(d time.Duration) (os.Signal, bool) {
@@ -43,6 +48,16 @@ func (w *timerWaiter) wait(d time.Duration) (os.Signal, bool) {
 		return sig, true
 	case <-tc:
 		return nil, false
+	case <-w.kicks:
+		w.timer.Stop()
+		return nil, false
+	}
+}
+
+func (w *timerWaiter) kick() {
+	select {
+	case w.kicks <- struct{}{}:
+	default: // a kick is already pending
 	}
 }
 

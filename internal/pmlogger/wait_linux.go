@@ -2,6 +2,7 @@ package pmlogger
 
 import (
 	"os"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -36,6 +37,8 @@ type fdWaiter struct {
 	until    time.Time // the wait's end, unless forever
 	forever  bool
 	callback func(fd uintptr) bool // w.onReadable, made once
+	// kicked: kick was called since the last wait began.
+	kicked atomic.Bool
 }
 
 type itimerspec struct {
@@ -77,7 +80,7 @@ func newWaiter(sigs <-chan os.Signal) waiter {
 // time (the forwarder fired the timer for a signal that pending has
 // since taken) sets the timer again for the rest.
 func (w *fdWaiter) onReadable(fd uintptr) bool {
-	if len(w.got) > 0 {
+	if len(w.got) > 0 || w.kicked.Load() {
 		return true
 	}
 	if w.armed {
@@ -97,8 +100,9 @@ func (w *fdWaiter) onReadable(fd uintptr) bool {
 		w.armErr = e
 		return true
 	}
-	// A signal forwarded before the timer was set did not fire it.
-	return len(w.got) > 0
+	// A signal forwarded (or a kick) before the timer was set did not
+	// fire it.
+	return len(w.got) > 0 || w.kicked.Load()
 }
 
 // forward passes signals on and ends the wait in progress.
@@ -123,6 +127,9 @@ func (w *fdWaiter) wait(d time.Duration) (os.Signal, bool) {
 	if sig, ok := pendingSignal(w.got); ok {
 		return sig, true
 	}
+	if w.kicked.Swap(false) {
+		return nil, false
+	}
 	w.its.value = syscall.Timespec{}
 	w.forever = d < 0
 	if d >= 0 {
@@ -134,7 +141,12 @@ func (w *fdWaiter) wait(d time.Duration) (os.Signal, bool) {
 		w.its.value = syscall.NsecToTimespec(int64(d))
 	}
 	w.armed, w.armErr = false, nil
-	if err := w.rc.Read(w.callback); err != nil || w.armErr != nil {
+	err := w.rc.Read(w.callback)
+	// A kick that ended this wait is used up. (One that comes after it
+	// is lost, harmlessly: its sender queued its work before kicking,
+	// and the loop looks at the queue before it waits again.)
+	w.kicked.Store(false)
+	if err != nil || w.armErr != nil {
 		// Cannot happen with a live descriptor; wait the plain way.
 		return newTimerWaiter(w.got).wait(d)
 	}
@@ -142,6 +154,15 @@ func (w *fdWaiter) wait(d time.Duration) (os.Signal, bool) {
 }
 
 func (w *fdWaiter) pending() (os.Signal, bool) { return pendingSignal(w.got) }
+
+// kick fires the timer, as the forwarder does for a signal; the flag
+// makes the wait end (onReadable) rather than set the timer again.
+func (w *fdWaiter) kick() {
+	w.kicked.Store(true)
+	var its itimerspec
+	its.value.Nsec = 1
+	syscall.RawSyscall6(syscall.SYS_TIMERFD_SETTIME, uintptr(w.fd), 0, uintptr(unsafe.Pointer(&its)), 0, 0, 0)
+}
 
 func (w *fdWaiter) close() {
 	close(w.done)

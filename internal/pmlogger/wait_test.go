@@ -71,3 +71,42 @@ func TestWaiters(t *testing.T) {
 		})
 	}
 }
+
+// TestWaiterKick: a kick ends a wait in progress (with no time limit
+// too) without a signal, a kick before the wait ends the next wait at
+// once, and the waiter then waits its full time again.
+func TestWaiterKick(t *testing.T) {
+	kinds := []struct {
+		name string
+		make func(<-chan os.Signal) waiter
+	}{
+		{"system", newWaiter},
+		{"timer", func(s <-chan os.Signal) waiter { return newTimerWaiter(s) }},
+	}
+	for _, k := range kinds {
+		t.Run(k.name, func(t *testing.T) {
+			w := k.make(make(chan os.Signal))
+			defer w.close()
+			for i := 0; i < 50; i++ {
+				d := []time.Duration{time.Hour, -1}[i%2]
+				kicked := make(chan struct{})
+				go func() { time.Sleep(time.Millisecond); w.kick(); close(kicked) }()
+				start := time.Now()
+				sig, ok := w.wait(d)
+				if el := time.Since(start); ok || el > 5*time.Second {
+					t.Fatalf("wait(%v) kicked after 1ms: %v %v after %v", d, sig, ok, el)
+				}
+				<-kicked
+			}
+			w.kick()
+			start := time.Now()
+			if sig, ok := w.wait(time.Hour); ok || time.Since(start) > 5*time.Second {
+				t.Fatalf("wait after a kick: %v %v after %v", sig, ok, time.Since(start))
+			}
+			start = time.Now()
+			if sig, ok := w.wait(20 * time.Millisecond); ok || time.Since(start) < 20*time.Millisecond {
+				t.Errorf("wait after the kick was used: %v %v after %v", sig, ok, time.Since(start))
+			}
+		})
+	}
+}
