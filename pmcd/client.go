@@ -79,6 +79,11 @@ type ConnError struct {
 func (e *ConnError) Error() string { return "pmcd: " + e.Op + ": " + e.Err.Error() }
 func (e *ConnError) Unwrap() error { return e.Err }
 
+// ErrFetchInFlight is returned by a request made between StartFetch and
+// FinishFetchPDU: pmcd answers in order, so the fetch's reply must be
+// read first. The connection is left as it was.
+var ErrFetchInFlight = errors.New("pmcd: a fetch started by StartFetch has not been finished")
+
 // ErrNotConnected is the cause in a ConnError for a request made while the
 // connection is lost or closed.
 var ErrNotConnected = errors.New("not connected")
@@ -114,6 +119,10 @@ type Client struct {
 	version  int
 	profiled bool
 	changes  uint32 // state changes seen outside a fetch, for the next Fetch
+	// inflight: StartFetch sent a fetch whose reply FinishFetchPDU has
+	// not read; flight is what FinishFetchPDU needs of it.
+	inflight bool
+	flight   flight
 	host     string
 	pid      uint32
 
@@ -497,11 +506,15 @@ func (c *Client) drop(err error) error {
 		c.conn = nil
 	}
 	c.pend = c.pend[:0]
+	c.inflight = false
 	c.lostErr = err
 	return err
 }
 
 func (c *Client) ready(op string) error {
+	if c.inflight {
+		return ErrFetchInFlight
+	}
 	if c.conn == nil {
 		cause := c.lostErr
 		if cause == nil {
@@ -985,24 +998,66 @@ func (c *Client) DecodeResult(pdu []byte, typ uint32) (*pmapi.Result, error) {
 }
 
 func (c *Client) fetchPDU(pmids []pmapi.PMID, buf *[]byte) ([]byte, uint32, uint32, error) {
+	if err := c.startFetch(pmids); err != nil {
+		return nil, 0, 0, err
+	}
+	return c.finishFetch(buf)
+}
+
+// flight is a fetch sent and not yet answered.
+type flight struct {
+	req, want uint32
+	changes   uint32 // state changes seen before it was sent
+}
+
+// StartFetch sends the fetch FetchPDU would send (the PROFILE first on a
+// new connection) and returns without waiting for the reply, which
+// FinishFetchPDU reads. Until then every other request fails with
+// ErrFetchInFlight. A recorder that samples often sends each sample's
+// fetch at its time and reads the reply at the next sample's time, when
+// it has long been there: one wake-up per sample instead of two (the
+// timer's and the reply's). Errors are FetchPDU's; after one nothing is
+// in flight.
+func (c *Client) StartFetch(pmids []pmapi.PMID) error {
+	return c.startFetch(pmids)
+}
+
+// FinishFetchPDU reads the reply to the fetch StartFetch sent, waiting
+// for it (until the request's deadline) if it is not there yet, and
+// returns what FetchPDU would have. The reply is tried before any wait.
+// Without a fetch in flight it fails.
+func (c *Client) FinishFetchPDU() (pdu []byte, typ uint32, changes uint32, err error) {
+	if !c.inflight {
+		return nil, 0, 0, errors.New("pmcd: FinishFetchPDU without StartFetch")
+	}
+	if rc, ok := c.conn.(*rawConn); ok {
+		rc.replySent()
+	}
+	return c.finishFetch(&c.rbuf)
+}
+
+// InFlight reports whether a fetch StartFetch sent awaits FinishFetchPDU.
+func (c *Client) InFlight() bool { return c.inflight }
+
+func (c *Client) startFetch(pmids []pmapi.PMID) error {
 	req, want := uint32(pduHighresFetch), uint32(pduHighresResult)
 	if c.features&FeatureHighres == 0 {
 		req, want = pduFetch, pduResult
 	}
 	op := pduName(req)
 	if err := c.ready(op); err != nil {
-		return nil, 0, 0, err
+		return err
 	}
 	if len(pmids) == 0 {
 		// As libpcp's pmFetch; pmcd would answer PM_ERR_IPC.
-		return nil, 0, 0, pmapi.ErrTooSmall
+		return pmapi.ErrTooSmall
 	}
 	if n := hdrLen + 16 + 4*len(pmids); n > maxRequest {
-		return nil, 0, 0, fmt.Errorf("pmcd: %s of %d PMIDs (%d bytes) is over pmcd's %d-byte request limit", op, len(pmids), n, maxRequest)
+		return fmt.Errorf("pmcd: %s of %d PMIDs (%d bytes) is over pmcd's %d-byte request limit", op, len(pmids), n, maxRequest)
 	}
 	if !c.profiled {
 		if err := c.sendProfile(); err != nil {
-			return nil, 0, 0, err
+			return err
 		}
 	}
 	b := startPDU(c.wbuf, req, 0)
@@ -1015,10 +1070,20 @@ func (c *Client) fetchPDU(pmids []pmapi.PMID, buf *[]byte) ([]byte, uint32, uint
 	}
 	c.wbuf = finishPDU(b)
 	if err := c.send(c.wbuf, op); err != nil {
-		return nil, 0, 0, err
+		return err
 	}
-	changes := c.changes
+	c.flight = flight{req: req, want: want, changes: c.changes}
 	c.changes = 0
+	c.inflight = true
+	return nil
+}
+
+// finishFetch reads the reply to the fetch in flight into *buf.
+func (c *Client) finishFetch(buf *[]byte) ([]byte, uint32, uint32, error) {
+	f := c.flight
+	c.inflight = false
+	op := pduName(f.req)
+	changes := f.changes
 	for {
 		typ, pdu, err := c.recv(buf, op)
 		if err != nil {
@@ -1035,7 +1100,7 @@ func (c *Client) fetchPDU(pmids []pmapi.PMID, buf *[]byte) ([]byte, uint32, uint
 				continue
 			}
 		}
-		if _, err := c.checkReply(req, want, typ, pdu); err != nil {
+		if _, err := c.checkReply(f.req, f.want, typ, pdu); err != nil {
 			return nil, 0, changes, err
 		}
 		return pdu, typ, changes, nil
@@ -1063,6 +1128,7 @@ func (c *Client) Reconnect() error {
 		c.conn = nil
 	}
 	c.pend = c.pend[:0]
+	c.inflight = false
 	clear(c.pre)
 	if err := c.connect(); err != nil {
 		c.lostErr = err
@@ -1080,6 +1146,7 @@ func (c *Client) Close() error {
 	err := c.conn.Close()
 	c.conn = nil
 	c.pend = c.pend[:0]
+	c.inflight = false
 	clear(c.pre)
 	c.lostErr = errors.New("closed")
 	return err
@@ -1118,7 +1185,7 @@ func (c *Client) Store(r *pmapi.Result) error {
 	if err := c.ready("RESULT"); err != nil {
 		return err
 	}
-	b, err := appendResultPDU(c.wbuf[:0], r)
+	b, err := AppendResultPDU(c.wbuf[:0], r)
 	if err != nil {
 		return err
 	}
@@ -1146,10 +1213,12 @@ func (c *Client) Store(r *pmapi.Result) error {
 	return nil
 }
 
-// appendResultPDU encodes r as a RESULT PDU (sec:i32, usec:i32, numpmid,
-// value sets, then the value blocks, each pointed at by its offset in
-// words from the PDU start).
-func appendResultPDU(b []byte, r *pmapi.Result) ([]byte, error) {
+// AppendResultPDU appends r to b encoded as a RESULT PDU, as libpcp
+// sends one to store values and as pmcd answers a FETCH (sec:i32,
+// usec:i32, numpmid, value sets, then the value blocks, each pointed at
+// by its offset in words from the PDU start). DecodeResultPDU reads it
+// back; test sources use the pair to serve fetches as pmcd would.
+func AppendResultPDU(b []byte, r *pmapi.Result) ([]byte, error) {
 	b = startPDU(b, pduResult, 0)
 	b = appendU32(b, uint32(int32(r.Timestamp.Sec)))
 	b = appendU32(b, uint32(r.Timestamp.Nsec/1000))

@@ -658,12 +658,12 @@ func isLost(err error) bool { var c Client; return c.Lost(err) }
 func TestAppendResultPDU(t *testing.T) {
 	r := sampleResult()
 	r.Timestamp.Nsec = 910873000
-	got, err := appendResultPDU(nil, r)
+	got, err := AppendResultPDU(nil, r)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := encodeResult(r, false); !bytes.Equal(got, want) {
-		t.Errorf("appendResultPDU:\n% x\nwant\n% x", got, want)
+		t.Errorf("AppendResultPDU:\n% x\nwant\n% x", got, want)
 	}
 	var rb resultBuf
 	res, err := rb.decode(got, pduResult)
@@ -672,7 +672,7 @@ func TestAppendResultPDU(t *testing.T) {
 	}
 	checkResult(t, res, r)
 	bad := &pmapi.Result{VSets: []pmapi.ValueSet{{PMID: 1, NumVal: 2, Values: []pmapi.Value{{}}}}}
-	if _, err := appendResultPDU(nil, bad); err == nil {
+	if _, err := AppendResultPDU(nil, bad); err == nil {
 		t.Error("NumVal 2 with 1 value: no error")
 	}
 }
@@ -875,5 +875,102 @@ func TestFakePrefetch(t *testing.T) {
 	}
 	if _, err := c.Text(1, 6); !c.Lost(err) || !errors.Is(err, ErrNotConnected) {
 		t.Errorf("Text(6) after the loss: %v", err)
+	}
+}
+
+// TestFakeStartFinishFetch: a fetch left in flight. Its reply (after
+// state changes) is read by FinishFetchPDU whether it came long before
+// or comes later; every other request in between fails with
+// ErrFetchInFlight and leaves the connection as it was; a connection
+// lost with a fetch in flight is a lost-connection error at
+// FinishFetchPDU, and Reconnect clears the flight.
+func TestFakeStartFinishFetch(t *testing.T) {
+	want := sampleResult()
+	ids := make([]pmapi.PMID, len(want.VSets))
+	for i, vs := range want.VSets {
+		ids[i] = vs.PMID
+	}
+	late := make(chan struct{})
+	spec := fakePMCD(t, func(f *fakeConn) {
+		f.handshake(fullFeatures)
+		if f.n == 1 {
+			f.expect(pduProfile)
+			f.expect(pduHighresFetch)
+			f.c.Close() // the connection is lost with the fetch in flight
+			return
+		}
+		f.expect(pduProfile)
+		f.expect(pduHighresFetch)
+		f.write(errorPDU(1), encodeResult(want, true)) // at once
+		f.expect(pduHighresFetch)
+		<-late
+		f.write(encodeResult(want, true)) // after FinishFetchPDU began to wait
+		body := f.expect(pduDescReq)      // a request after the flight
+		f.write(buildPDU(pduDesc, words(binary.BigEndian.Uint32(body), 3, 0xffffffff, 1, 0)))
+	})
+	c := dialFake(t, spec)
+	if _, _, _, err := c.FinishFetchPDU(); err == nil {
+		t.Errorf("FinishFetchPDU without StartFetch: no error")
+	}
+	if err := c.StartFetch(ids); err != nil {
+		t.Fatal(err)
+	}
+	if !c.InFlight() {
+		t.Errorf("InFlight false after StartFetch")
+	}
+	time.Sleep(50 * time.Millisecond) // the reply is there
+	for name, call := range map[string]func() error{
+		"Fetch":       func() error { _, _, err := c.Fetch(ids); return err },
+		"StartFetch":  func() error { return c.StartFetch(ids) },
+		"LookupNames": func() error { _, err := c.LookupNames([]string{"a"}); return err },
+		"Desc":        func() error { _, err := c.Desc(ids[0]); return err },
+		"Text":        func() error { _, err := c.Text(1, 2); return err },
+		"Prefetch":    func() error { return c.Prefetch([]MetaRequest{{Kind: MetaText, Type: 1, Ident: 2}}) },
+	} {
+		if err := call(); !errors.Is(err, ErrFetchInFlight) || c.Lost(err) {
+			t.Errorf("%s in flight: %v (lost %v)", name, err, c.Lost(err))
+		}
+	}
+	pdu, typ, changes, err := c.FinishFetchPDU()
+	if err != nil || changes != 1 || typ != pduHighresResult {
+		t.Fatalf("FinishFetchPDU: typ %#x changes %d, %v", typ, changes, err)
+	}
+	res, err := c.DecodeResult(pdu, typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkResult(t, res, want)
+	if c.InFlight() {
+		t.Errorf("InFlight after FinishFetchPDU")
+	}
+
+	// A reply that comes after FinishFetchPDU began: it waits.
+	if err := c.StartFetch(ids); err != nil {
+		t.Fatal(err)
+	}
+	go func() { time.Sleep(50 * time.Millisecond); close(late) }()
+	if pdu, typ, changes, err = c.FinishFetchPDU(); err != nil || changes != 0 {
+		t.Fatalf("late FinishFetchPDU: changes %d, %v", changes, err)
+	}
+	if res, err = c.DecodeResult(pdu, typ); err != nil {
+		t.Fatal(err)
+	}
+	checkResult(t, res, want)
+	if d, err := c.Desc(ids[0]); err != nil || d.PMID != ids[0] {
+		t.Errorf("Desc after the flight: %+v, %v", d, err)
+	}
+
+	// Lost in flight (the second connection closes after the fetch).
+	if err := c.Reconnect(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.StartFetch(ids); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := c.FinishFetchPDU(); err == nil || !c.Lost(err) || c.InFlight() {
+		t.Errorf("lost in flight: %v (lost %v, in flight %v)", err, c.Lost(err), c.InFlight())
+	}
+	if _, err := c.LookupNames([]string{"a"}); errors.Is(err, ErrFetchInFlight) || !c.Lost(err) {
+		t.Errorf("after the loss: %v", err)
 	}
 }

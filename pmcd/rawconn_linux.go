@@ -152,6 +152,10 @@ func (c *rawConn) Write(p []byte) (int, error) {
 	return done, nil
 }
 
+// replySent tells the connection that the reply to the last request has
+// had time to come: the next Read tries the socket before it waits.
+func (c *rawConn) replySent() { c.replyDue = false }
+
 const (
 	pollIn  = 0x1 // POLLIN
 	pollOut = 0x4 // POLLOUT

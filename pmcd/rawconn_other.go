@@ -17,3 +17,4 @@ func (*rawConn) Read([]byte) (int, error)    { panic("unreachable") }
 func (*rawConn) Write([]byte) (int, error)   { panic("unreachable") }
 func (*rawConn) Close() error                { return nil }
 func (*rawConn) SetDeadline(time.Time) error { return nil }
+func (*rawConn) replySent()                  {}
