@@ -42,13 +42,18 @@ func (l *Logger) inLoop(fn func()) bool {
 	}
 }
 
-// runCalls runs the queued function, if any.
-func (l *Logger) runCalls() {
+// runCalls runs the queued function, if any, after settling the sample
+// in flight (the caller sees the archive as it would be without
+// deferral). The error is settle's.
+func (l *Logger) runCalls() error {
 	select {
 	case c := <-l.calls:
+		err := l.settle()
 		c.fn()
 		close(c.done)
+		return err
 	default:
+		return nil
 	}
 }
 

@@ -47,13 +47,14 @@ type running struct {
 	reported atomic.Int64
 }
 
-func startLogger(t *testing.T, exe, dir string, args []string) *running {
+func startLogger(t *testing.T, exe, dir string, args []string, env ...string) *running {
 	t.Helper()
 	r := &running{done: make(chan struct{})}
 	r.cmd = exec.Command(exe, args...)
 	r.cmd.Dir = dir
 	// (A killed logger leaves its pmlc control files: in dir.)
 	r.cmd.Env = append(os.Environ(), FakeEnv+"=real", FakeProgressEnv+"=1", "TZ=UTC", "PCP_TMP_DIR="+dir, "PCP_RUN_DIR="+dir)
+	r.cmd.Env = append(r.cmd.Env, env...)
 	out, err := r.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -89,10 +90,20 @@ func TestCrashSafety(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("log mandatory on 1 msec { fake.seq fake.counter fake.disk.read fake.string }\nlog mandatory on once { fake.instant }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	modes := [][]string{
-		{"-V", "2"},
-		{"-V", "3", "-v", "150"},
-		{"-V", "3", "--sync", "-v", "20K"},
+	// The PDU modes serve the fetches as a pmcd does: the fast path
+	// writes the records, and each sample's reply is read at the next
+	// sample (pipeline.go), so kills also come with a fetch in flight.
+	type mode struct {
+		args []string
+		env  []string
+	}
+	pdu := []string{FakePDUEnv + "=1"}
+	modes := []mode{
+		{args: []string{"-V", "2"}},
+		{args: []string{"-V", "3", "-v", "150"}},
+		{args: []string{"-V", "3", "--sync", "-v", "20K"}},
+		{args: []string{"-V", "3"}, env: pdu},
+		{args: []string{"-V", "2", "-v", "150"}, env: pdu},
 	}
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
@@ -101,13 +112,13 @@ func TestCrashSafety(t *testing.T) {
 	for i := 0; i < crashKills; i++ {
 		m := modes[i%len(modes)]
 		base := filepath.Join(dir, fmt.Sprintf("k%d", i))
-		args := append(append([]string{"-c", cfg, "-l", base + ".log"}, m...), base)
-		r := startLogger(t, exe, dir, args)
+		args := append(append([]string{"-c", cfg, "-l", base + ".log"}, m.args...), base)
+		r := startLogger(t, exe, dir, args, m.env...)
 		delay := time.Duration(rng.Int63n(int64(400 * time.Millisecond)))
 		time.Sleep(delay)
 		r.cmd.Process.Signal(syscall.SIGKILL)
 		<-r.done
-		what := fmt.Sprintf("kill %d (%q, %v after the start)", i, m, delay)
+		what := fmt.Sprintf("kill %d (%q %q, %v after the start)", i, m.args, m.env, delay)
 		if r.err == nil {
 			t.Fatalf("%s: the logger ended by itself", what)
 		}

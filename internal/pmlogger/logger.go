@@ -77,7 +77,11 @@ type Options struct {
 	TZ        string // $TZ for the label ("": "UTC")
 	Zoneinfo  string // Version 3 zoneinfo (":Etc/UTC" style), may be ""
 
-	Sync     bool          // fsync every record (--sync)
+	Sync bool // fsync every record (--sync)
+	// WriteLag: a group logged at an interval shorter than this has
+	// each fetch's reply read, and its record written, at its next
+	// sample (pipeline.go), when the source allows it (0: never).
+	WriteLag time.Duration
 	End      Limit         // -s
 	EndTime  time.Time     // -T (zero: none)
 	Volume   Limit         // -v
@@ -181,7 +185,8 @@ type fetchGroup struct {
 	state  []*mstate    // per PMID of want
 	byPMID map[pmapi.PMID]*GroupMetric
 
-	fast fastRec // the fast path's state (fastpath.go)
+	fast     fastRec // the fast path's state (fastpath.go)
+	replyLen int     // bytes of the last reply (pduSource), 0: none yet
 }
 
 // mstate is what the engine remembers of a metric of a fetch group, so
@@ -249,6 +254,9 @@ type Logger struct {
 	stats      Stats
 	stop       string
 
+	flight inFlight   // the sample whose reply is read later (pipeline.go)
+	pipe   pipeSource // the source as one, nil when it is not
+
 	// The loop's work from other goroutines (control.go).
 	calls    chan *loopCall
 	loopDone chan struct{}
@@ -308,6 +316,7 @@ func New(o Options) (*Logger, error) {
 		loopDone: make(chan struct{}),
 	}
 	l.realClock = realClock
+	l.pipe, _ = o.Source.(pipeSource)
 	if l.log == nil {
 		l.log = io.Discard
 	}
@@ -545,7 +554,12 @@ func (l *Logger) loop() error {
 	defer l.setWaiter(nil)
 	defer l.endCalls()
 	for {
-		l.runCalls()
+		if err := l.runCalls(); err != nil {
+			return err
+		}
+		if l.stop != "" {
+			return nil // settling the sample in flight reached a limit
+		}
 		// The earliest due group; "once" groups first, then in order.
 		var due *group
 		for _, g := range l.groups {
@@ -645,6 +659,14 @@ func (l *Logger) signal(sig os.Signal) bool {
 
 // newVolume switches to a new data volume and logs why.
 func (l *Logger) newVolume(why string) error {
+	// The sample in flight was taken before the switch: it belongs to
+	// this volume. (Settling may itself switch, or stop.)
+	if err := l.settle(); err != nil {
+		return err
+	}
+	if l.stop != "" {
+		return nil
+	}
 	_, data := l.w.Offsets()
 	before := l.w.Volume()
 	if err := l.w.NewVolume(); err != nil {
@@ -660,13 +682,30 @@ func (l *Logger) newVolume(why string) error {
 	return nil
 }
 
-// tick logs one sample of a group and applies the limits.
+// tick logs one sample of a group and applies the limits. The sample in
+// flight, if any, is settled first; this one's last fetch may be left in
+// flight (pipeline.go).
 func (l *Logger) tick(g *group) error {
-	for _, fg := range g.fetches {
+	if err := l.settle(); err != nil {
+		return err
+	}
+	if l.stop != "" {
+		return nil
+	}
+	for i, fg := range g.fetches {
+		if i == len(g.fetches)-1 && l.canDefer(g, fg) {
+			return l.startDeferred(g, fg)
+		}
 		if err := l.sample(g, fg); err != nil {
 			return err
 		}
 	}
+	return l.account(g)
+}
+
+// account counts a sample of g whose records are written, reports its
+// size (-r) and applies the limits: -s (setting l.stop) and -v.
+func (l *Logger) account(g *group) error {
 	if l.o.Report && !g.reported && g.size > 0 {
 		g.reported = true
 		l.report(g)
@@ -708,44 +747,51 @@ func (l *Logger) sample(g *group, fg *fetchGroup) error {
 			return nil
 		}
 	}
-	var (
-		res     *pmapi.Result
-		changes uint32
-		err     error
-		pdu     []byte
-		typ     uint32
-	)
-	ps, raw := l.src.(pduSource)
-	// (Only once every descriptor is logged: the PDU must not be
-	// overwritten by meta's requests before arm reads it.)
-	wasMetaDone := fg.metaDone
-	if raw {
-		pdu, typ, changes, err = ps.FetchPDU(fg.pmids)
-		if err == nil && changes == 0 && fg.fast.armed {
-			vol0 := l.w.Volume()
-			_, before0 := l.w.Offsets()
-			stamp, done, err := l.putFast(fg, pdu, typ)
-			if done {
-				if err != nil {
-					fg.fast.armed = false
-					if errors.Is(err, archive.ErrEncode) {
-						l.stats.Errors++
-						fmt.Fprintf(l.log, "pmlogger: bad result from the source, sample dropped: %v\n", err)
-						return nil
-					}
-					return l.writeErr(err)
-				}
-				l.recorded(g, stamp, vol0, before0)
-				return nil
-			}
-		}
-		fg.fast.armed = false
-		if err == nil {
-			res, err = ps.DecodeResult(pdu, typ)
-		}
-	} else {
-		res, changes, err = l.src.Fetch(fg.pmids)
+	if ps, raw := l.src.(pduSource); raw {
+		pdu, typ, changes, err := ps.FetchPDU(fg.pmids)
+		return l.recordPDU(g, fg, ps, pdu, typ, changes, err)
 	}
+	res, changes, err := l.src.Fetch(fg.pmids)
+	return l.recordResult(g, fg, res, changes, err, nil, 0)
+}
+
+// recordPDU writes the record of a fetch reply from a pduSource: by the
+// fast path when it applies, else decoded and written the general way.
+func (l *Logger) recordPDU(g *group, fg *fetchGroup, ps pduSource, pdu []byte, typ, changes uint32, err error) error {
+	fg.replyLen = len(pdu)
+	if err == nil && changes == 0 && fg.fast.armed {
+		vol0 := l.w.Volume()
+		_, before0 := l.w.Offsets()
+		stamp, done, err := l.putFast(fg, pdu, typ)
+		if done {
+			if err != nil {
+				fg.fast.armed = false
+				if errors.Is(err, archive.ErrEncode) {
+					l.stats.Errors++
+					fmt.Fprintf(l.log, "pmlogger: bad result from the source, sample dropped: %v\n", err)
+					return nil
+				}
+				return l.writeErr(err)
+			}
+			l.recorded(g, stamp, vol0, before0)
+			return nil
+		}
+	}
+	fg.fast.armed = false
+	var res *pmapi.Result
+	if err == nil {
+		res, err = ps.DecodeResult(pdu, typ)
+	}
+	if err != nil {
+		pdu = nil
+	}
+	return l.recordResult(g, fg, res, changes, err, pdu, typ)
+}
+
+// recordResult writes the record of a fetch's result (metadata first),
+// or handles the fetch's error. pdu, when not nil, is the reply res was
+// decoded from: a record written from it arms the fast path.
+func (l *Logger) recordResult(g *group, fg *fetchGroup, res *pmapi.Result, changes uint32, err error, pdu []byte, typ uint32) error {
 	if err != nil {
 		l.stats.Errors++
 		// As the real pmlogger's disconnect() reports them.
@@ -764,6 +810,9 @@ func (l *Logger) sample(g *group, fg *fetchGroup) error {
 			return err
 		}
 	}
+	// (Only once every descriptor is logged: the PDU must not be
+	// overwritten by meta's requests before arm reads it.)
+	wasMetaDone := fg.metaDone
 	r, err := l.select_(fg, res)
 	if err != nil {
 		l.stats.Errors++
@@ -801,7 +850,7 @@ func (l *Logger) sample(g *group, fg *fetchGroup) error {
 		}
 		return l.writeErr(err)
 	}
-	if raw && changes == 0 && wasMetaDone && !l.noFast {
+	if pdu != nil && changes == 0 && wasMetaDone && !l.noFast {
 		l.arm(fg, pdu, typ, r)
 	}
 	l.recorded(g, r.Timestamp, vol, before)
@@ -1347,6 +1396,7 @@ func (l *Logger) finish() error {
 	if l.w == nil {
 		return errors.New("pmlogger: the archive is not open")
 	}
+	serr := l.settle()
 	vals, stamp, ok := l.logue, l.lastStamp.Add(1e6), false
 	if !l.disconnected {
 		var v logueVals
@@ -1366,6 +1416,9 @@ func (l *Logger) finish() error {
 	}
 	l.closeControl()
 	l.stats.Reason = l.stop
+	if serr != nil {
+		return serr
+	}
 	return err
 }
 

@@ -31,7 +31,13 @@ const (
 	optBuiltin = 1000 + iota
 	optDerived
 	optSync
+	optWriteLag
 )
+
+// DefaultWriteLag is --write-lag's default: groups logged more often
+// than once a second have each record written at their next sample
+// (Options.WriteLag, pipeline.go).
+const DefaultWriteLag = time.Second
 
 // longOpts is the real tool's table, in its order (abbreviations and
 // ambiguity messages depend on it), then pcpkit's extensions, which
@@ -63,6 +69,7 @@ var longOpts = []getopt.Long{
 	{Name: "builtin", Short: optBuiltin, Exact: true},
 	{Name: "derived", HasArg: true, Short: optDerived, Exact: true},
 	{Name: "sync", Short: optSync, Exact: true},
+	{Name: "write-lag", HasArg: true, Short: optWriteLag, Exact: true},
 }
 
 const usage = `Usage: pmlogger [options] archive
@@ -120,7 +127,28 @@ var (
 const (
 	FakeEnv         = "PCPKIT_PMLOGGER_FAKE"
 	FakeProgressEnv = "PCPKIT_PMLOGGER_PROGRESS"
+	// FakePDUEnv set to 1 makes the fake source serve its fetches as
+	// RESULT PDUs that can be left in flight (fakesource.PDUSource), as
+	// a pmcd does: the fast path and deferred replies are taken.
+	FakePDUEnv = "PCPKIT_PMLOGGER_FAKE_PDU"
 )
+
+// parseDelta parses an interval option's argument as pmParseInterval
+// does; an error goes to pending with the real tool's message
+// ("pmlogger: illegal -t argument" and the parser's explanation).
+func parseDelta(arg, opt string, pending io.Writer) (time.Duration, bool) {
+	sec, nsec, _, err := pcptime.ParseInterval(arg)
+	if err != nil {
+		msg := ""
+		var pe *pcptime.ParseError
+		if errors.As(err, &pe) {
+			msg = pe.Message()
+		}
+		fmt.Fprintf(pending, "pmlogger: illegal %s argument\n%s", opt, msg)
+		return 0, false
+	}
+	return time.Duration(sec)*time.Second + time.Duration(nsec), true
+}
 
 // cliOptions are the command line's settings.
 type cliOptions struct {
@@ -128,8 +156,9 @@ type cliOptions struct {
 	logSet, check, report, sync      bool
 	builtin, localTZ                 bool
 	derived                          string
-	note                             string // -m: the map file's note
-	primary                          bool   // -P
+	writeLag                         time.Duration // --write-lag
+	note                             string        // -m: the map file's note
+	primary                          bool          // -P
 	version                          int
 	interval                         time.Duration
 	end, vol                         Limit
@@ -226,18 +255,11 @@ func (o *cliOptions) parse(args []string, stderr, pending *strings.Builder) []st
 				o.vol = subSecond(l)
 			}
 		case 't':
-			sec, nsec, _, err := pcptime.ParseInterval(arg)
-			if err != nil {
-				msg := ""
-				var pe *pcptime.ParseError
-				if errors.As(err, &pe) {
-					msg = pe.Message()
-				}
-				fmt.Fprintf(pending, "pmlogger: illegal -t argument\n%s", msg)
+			if d, ok := parseDelta(arg, "-t", pending); ok {
+				o.interval = d
+			} else {
 				o.errors++
-				continue
 			}
-			o.interval = time.Duration(sec)*time.Second + time.Duration(nsec)
 		case 'T':
 			o.finish, o.finishSet = arg, true
 		case 'V':
@@ -267,6 +289,12 @@ func (o *cliOptions) parse(args []string, stderr, pending *strings.Builder) []st
 			o.derived = arg
 		case optSync:
 			o.sync = true
+		case optWriteLag:
+			if d, ok := parseDelta(arg, "--write-lag", pending); ok {
+				o.writeLag = d
+			} else {
+				o.errors++
+			}
 		default:
 			// -D -f -I -K -L -n -N -o -p -u -U: accepted; see
 			// docs/pmlogger.md for what pcpkit does with them.
@@ -290,7 +318,7 @@ func (o *cliOptions) parse(args []string, stderr, pending *strings.Builder) []st
 // handled while it records.
 func Main(args []string, stdout, stderr io.Writer) int {
 	var errb, pending strings.Builder
-	o := &cliOptions{}
+	o := &cliOptions{writeLag: DefaultWriteLag}
 	operands := o.parse(args, &errb, &pending)
 	if o.errors > 0 {
 		io.WriteString(stderr, errb.String())
@@ -422,6 +450,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		TZ:        tz,
 		Zoneinfo:  zi,
 		Sync:      o.sync,
+		WriteLag:  o.writeLag,
 		End:       o.end,
 		Volume:    o.vol,
 		Report:    o.report,
@@ -492,6 +521,9 @@ func openSource(o *cliOptions, log, stderr io.Writer) (source.Source, string, er
 		f := fakesource.New(time.Now(), d)
 		if err != nil || step == "real" {
 			f.RealClock = true
+		}
+		if os.Getenv(FakePDUEnv) == "1" {
+			return fakesource.NewPDU(f), "fake:", nil
 		}
 		return f, "fake:", nil
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pcpkit/pcpkit/collector"
 	"github.com/pcpkit/pcpkit/internal/testenv"
@@ -253,5 +254,27 @@ func TestMainPrimary(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "p2"+ext)); err != nil {
 			t.Errorf("p2%s: %v", ext, err)
 		}
+	}
+}
+
+// TestMainWriteLag: --write-lag takes a PCP interval (a bad one is the
+// -t error, named for the option, and the usage), and 0 is allowed.
+func TestMainWriteLag(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "c"), []byte("log mandatory on 1 sec fake.counter\n"), 0o644)
+	_, errb, rc := runMain(t, dir, "--write-lag=1x", "-c", "c", "x")
+	if rc != 1 || !strings.HasPrefix(errb, "pmlogger: illegal --write-lag argument\n") || !strings.Contains(errb, "Usage: pmlogger [options] archive") {
+		t.Errorf("--write-lag=1x: rc %d\n%s", rc, errb)
+	}
+	o := &cliOptions{writeLag: DefaultWriteLag}
+	var e, p strings.Builder
+	o.parse([]string{"--write-lag", "250 msec", "x"}, &e, &p)
+	if o.errors != 0 || o.writeLag != 250*time.Millisecond {
+		t.Errorf("--write-lag 250 msec: %v, %d errors: %s%s", o.writeLag, o.errors, e.String(), p.String())
+	}
+	o = &cliOptions{writeLag: DefaultWriteLag}
+	o.parse([]string{"--write-lag=0", "x"}, &e, &p)
+	if o.errors != 0 || o.writeLag != 0 {
+		t.Errorf("--write-lag=0: %v, %d errors", o.writeLag, o.errors)
 	}
 }
