@@ -14,6 +14,9 @@
 #   BENCH_VERSION   archive version, 2 or 3 (default 3)
 #   BENCH_PCPKIT    pcpkit's pmlogger binary to time (default: build
 #                   ./cmd/pmlogger into bin/pmlogger), e.g. an older build
+#   BENCH_BASE      another pcpkit pmlogger binary, timed in the same runs
+#                   as a third tool named "base" (e.g. the build before a
+#                   change), so that both builds see the same machine
 #   BENCH_STARTUP   1: also time each tool recording one sample (-s 1) in
 #                   each run, and report the start-up CPU and the CPU per
 #                   sample without it ((total - start-up) / (samples - 1))
@@ -156,12 +159,17 @@ run() {
 	echo "$name $(tail -1 "$base.time")" >>"$into"
 }
 
+BASE=${BENCH_BASE:-}
+TOOLS="real pcpkit"
+[ -n "$BASE" ] && TOOLS="real pcpkit base"
 for k in $(seq 1 "$RUNS"); do
 	run "$REAL" real "$k"
 	run "$PCPKIT" pcpkit "$k"
+	[ -n "$BASE" ] && run "$BASE" base "$k"
 	if [ "$STARTUP" = 1 ]; then
 		run "$REAL" real "$k" 1
 		run "$PCPKIT" pcpkit "$k" 1
+		[ -n "$BASE" ] && run "$BASE" base "$k" 1
 	fi
 done
 
@@ -184,11 +192,11 @@ echo "pmlogger: $SAMPLES samples every $INTERVAL, archive version $VERSION, best
 echo
 echo "| tool | samples | cpu s (user+sys) | cpu µs/sample | wall s | peak RSS MB | cpu vs real |"
 echo "|---|---:|---:|---:|---:|---:|---:|"
-awk -v samples="$SAMPLES" '
+awk -v samples="$SAMPLES" -v tools="$TOOLS" '
 	{ cpu = $2 + $3; if (!($1 in best) || cpu < best[$1]) { best[$1] = cpu; wall[$1] = $4; rss[$1] = $5 } }
 	END {
-		split("real pcpkit", order, " ")
-		for (i = 1; i <= 2; i++) {
+		nt = split(tools, order, " ")
+		for (i = 1; i <= nt; i++) {
 			n = order[i]
 			printf "| %s | %d | %.3f | %.1f | %.2f | %.1f | %.2fx |\n", n, samples, best[n], best[n] / samples * 1e6, wall[n], rss[n] / 1024, (best["real"] > 0 ? best[n] / best["real"] : 0)
 		}
@@ -197,16 +205,16 @@ if [ "$STARTUP" = 1 ]; then
 	echo
 	echo "| tool | start-up cpu ms (-s 1) | cpu µs/sample without start-up | vs real |"
 	echo "|---|---:|---:|---:|"
-	awk -v samples="$SAMPLES" '
+	awk -v samples="$SAMPLES" -v tools="$TOOLS" '
 		FNR == NR { cpu = $2 + $3; if (!($1 in start) || cpu < start[$1]) start[$1] = cpu; next }
 		{ cpu = $2 + $3; if (!($1 in best) || cpu < best[$1]) best[$1] = cpu }
 		END {
-			split("real pcpkit", order, " ")
-			for (i = 1; i <= 2; i++) {
+			nt = split(tools, order, " ")
+			for (i = 1; i <= nt; i++) {
 				n = order[i]
 				per[n] = (best[n] - start[n]) / (samples - 1) * 1e6
 			}
-			for (i = 1; i <= 2; i++) {
+			for (i = 1; i <= nt; i++) {
 				n = order[i]
 				printf "| %s | %.1f | %.1f | %.2fx |\n", n, start[n] * 1e3, per[n], (per["real"] > 0 ? per[n] / per["real"] : 0)
 			}
