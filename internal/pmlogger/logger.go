@@ -256,6 +256,7 @@ type Logger struct {
 
 	flight inFlight   // the sample whose reply is read later (pipeline.go)
 	pipe   pipeSource // the source as one, nil when it is not
+	psrc   pduSource  // the source as one, nil when it is not
 
 	// The loop's work from other goroutines (control.go).
 	calls    chan *loopCall
@@ -316,7 +317,9 @@ func New(o Options) (*Logger, error) {
 		loopDone: make(chan struct{}),
 	}
 	l.realClock = realClock
+	// (Once: an interface conversion per sample costs an itab lookup.)
 	l.pipe, _ = o.Source.(pipeSource)
+	l.psrc, _ = o.Source.(pduSource)
 	if l.log == nil {
 		l.log = io.Discard
 	}
@@ -747,7 +750,7 @@ func (l *Logger) sample(g *group, fg *fetchGroup) error {
 			return nil
 		}
 	}
-	if ps, raw := l.src.(pduSource); raw {
+	if ps := l.psrc; ps != nil {
 		pdu, typ, changes, err := ps.FetchPDU(fg.pmids)
 		return l.recordPDU(g, fg, ps, pdu, typ, changes, err)
 	}

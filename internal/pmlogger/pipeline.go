@@ -89,7 +89,7 @@ func (l *Logger) settle() error {
 	}
 	l.flight = inFlight{}
 	pdu, typ, changes, err := l.pipe.FinishFetchPDU()
-	if err := l.recordPDU(f.g, f.fg, l.pipe, pdu, typ, changes, err); err != nil {
+	if err := l.recordPDU(f.g, f.fg, l.psrc, pdu, typ, changes, err); err != nil {
 		return err
 	}
 	return l.account(f.g)
