@@ -235,23 +235,7 @@ func TestPipelineSameArchive(t *testing.T) {
 				for v := 0; v < stats[0].Volumes; v++ {
 					exts = append(exts, fmt.Sprintf(".%d", v))
 				}
-				for _, ext := range exts {
-					a, err := os.ReadFile(bases[0] + ext)
-					if err != nil {
-						t.Fatal(err)
-					}
-					b, err := os.ReadFile(bases[1] + ext)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !bytes.Equal(a, b) {
-						i := 0
-						for i < len(a) && i < len(b) && a[i] == b[i] {
-							i++
-						}
-						t.Errorf("%s differs with deferral (%d bytes) and without (%d bytes), from byte %d", ext, len(a), len(b), i)
-					}
-				}
+				sameFiles(t, "with deferral and without", bases[0], bases[1], exts)
 				if a, b := logs[0].String(), logs[1].String(); a != b {
 					t.Errorf("logs differ:\n%s\n---\n%s", a, b)
 				}
@@ -438,23 +422,13 @@ func TestInteropPipeline(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fast := 0
-		l.verifyFast = func(fg *fetchGroup, pdu []byte, typ uint32, rec []byte) {
-			fast++
-			want, err := l.generalRecord(fg, c, pdu, typ)
-			if err != nil {
-				t.Fatalf("fast record %d: the general path fails: %v", fast, err)
-			}
-			if !bytes.Equal(rec, want) {
-				t.Fatalf("fast record %d differs from the general path's:\n%x\n%x", fast, rec, want)
-			}
-		}
+		nfast := checkFast(t, l, c)
 		st, err := l.Run()
 		cl.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.Records != samples || st.Errors != 0 || c.starts < samples*9/10 || fast < samples*9/10 {
+		if fast := *nfast; st.Records != samples || st.Errors != 0 || c.starts < samples*9/10 || fast < samples*9/10 {
 			t.Errorf("v%d: %d records, %d errors, %d deferred, %d fast of %d samples\n%s", version, st.Records, st.Errors, c.starts, fast, samples, log.String())
 		}
 		_, recs := readRecords(t, l.o.Archive)
