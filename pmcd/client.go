@@ -119,12 +119,11 @@ type Client struct {
 	version  int
 	profiled bool
 	changes  uint32 // state changes seen outside a fetch, for the next Fetch
-	// inflight: StartFetch sent a fetch whose reply FinishFetchPDU has
-	// not read; flight is what FinishFetchPDU needs of it.
-	inflight bool
-	flight   flight
-	host     string
-	pid      uint32
+	// flight: the fetch StartFetch sent whose reply FinishFetchPDU has
+	// not read (req 0: none).
+	flight flight
+	host   string
+	pid    uint32
 
 	wbuf    []byte
 	pend    []byte                     // bytes read past the last PDU (the start of the next)
@@ -506,13 +505,13 @@ func (c *Client) drop(err error) error {
 		c.conn = nil
 	}
 	c.pend = c.pend[:0]
-	c.inflight = false
+	c.flight = flight{}
 	c.lostErr = err
 	return err
 }
 
 func (c *Client) ready(op string) error {
-	if c.inflight {
+	if c.InFlight() {
 		return ErrFetchInFlight
 	}
 	if c.conn == nil {
@@ -998,13 +997,13 @@ func (c *Client) DecodeResult(pdu []byte, typ uint32) (*pmapi.Result, error) {
 }
 
 func (c *Client) fetchPDU(pmids []pmapi.PMID, buf *[]byte) ([]byte, uint32, uint32, error) {
-	if err := c.startFetch(pmids); err != nil {
+	if err := c.StartFetch(pmids); err != nil {
 		return nil, 0, 0, err
 	}
 	return c.finishFetch(buf)
 }
 
-// flight is a fetch sent and not yet answered.
+// flight is a fetch sent and not yet answered (req 0: none).
 type flight struct {
 	req, want uint32
 	changes   uint32 // state changes seen before it was sent
@@ -1019,27 +1018,6 @@ type flight struct {
 // timer's and the reply's). Errors are FetchPDU's; after one nothing is
 // in flight.
 func (c *Client) StartFetch(pmids []pmapi.PMID) error {
-	return c.startFetch(pmids)
-}
-
-// FinishFetchPDU reads the reply to the fetch StartFetch sent, waiting
-// for it (until the request's deadline) if it is not there yet, and
-// returns what FetchPDU would have. The reply is tried before any wait.
-// Without a fetch in flight it fails.
-func (c *Client) FinishFetchPDU() (pdu []byte, typ uint32, changes uint32, err error) {
-	if !c.inflight {
-		return nil, 0, 0, errors.New("pmcd: FinishFetchPDU without StartFetch")
-	}
-	if rc, ok := c.conn.(*rawConn); ok {
-		rc.replySent()
-	}
-	return c.finishFetch(&c.rbuf)
-}
-
-// InFlight reports whether a fetch StartFetch sent awaits FinishFetchPDU.
-func (c *Client) InFlight() bool { return c.inflight }
-
-func (c *Client) startFetch(pmids []pmapi.PMID) error {
 	req, want := uint32(pduHighresFetch), uint32(pduHighresResult)
 	if c.features&FeatureHighres == 0 {
 		req, want = pduFetch, pduResult
@@ -1074,14 +1052,30 @@ func (c *Client) startFetch(pmids []pmapi.PMID) error {
 	}
 	c.flight = flight{req: req, want: want, changes: c.changes}
 	c.changes = 0
-	c.inflight = true
 	return nil
 }
+
+// FinishFetchPDU reads the reply to the fetch StartFetch sent, waiting
+// for it (until the request's deadline) if it is not there yet, and
+// returns what FetchPDU would have. The reply is tried before any wait.
+// Without a fetch in flight it fails.
+func (c *Client) FinishFetchPDU() (pdu []byte, typ uint32, changes uint32, err error) {
+	if !c.InFlight() {
+		return nil, 0, 0, errors.New("pmcd: FinishFetchPDU without StartFetch")
+	}
+	if rc, ok := c.conn.(*rawConn); ok {
+		rc.replySent()
+	}
+	return c.finishFetch(&c.rbuf)
+}
+
+// InFlight reports whether a fetch StartFetch sent awaits FinishFetchPDU.
+func (c *Client) InFlight() bool { return c.flight.req != 0 }
 
 // finishFetch reads the reply to the fetch in flight into *buf.
 func (c *Client) finishFetch(buf *[]byte) ([]byte, uint32, uint32, error) {
 	f := c.flight
-	c.inflight = false
+	c.flight = flight{}
 	op := pduName(f.req)
 	changes := f.changes
 	for {
@@ -1128,7 +1122,7 @@ func (c *Client) Reconnect() error {
 		c.conn = nil
 	}
 	c.pend = c.pend[:0]
-	c.inflight = false
+	c.flight = flight{}
 	clear(c.pre)
 	if err := c.connect(); err != nil {
 		c.lostErr = err
@@ -1146,7 +1140,7 @@ func (c *Client) Close() error {
 	err := c.conn.Close()
 	c.conn = nil
 	c.pend = c.pend[:0]
-	c.inflight = false
+	c.flight = flight{}
 	clear(c.pre)
 	c.lostErr = errors.New("closed")
 	return err

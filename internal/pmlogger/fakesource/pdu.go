@@ -1,6 +1,7 @@
 package fakesource
 
 import (
+	"encoding/binary"
 	"errors"
 
 	"github.com/pcpkit/pcpkit/archive"
@@ -18,7 +19,6 @@ import (
 type PDUSource struct {
 	*Source
 	pdu      []byte
-	res      *pmapi.Result
 	changes  uint32
 	err      error
 	inflight bool
@@ -62,11 +62,8 @@ func (p *PDUSource) FinishFetchPDU() ([]byte, uint32, uint32, error) {
 	if p.err != nil {
 		return nil, 0, p.changes, p.err
 	}
-	return p.pdu, pduResult, p.changes, nil
+	return p.pdu, binary.BigEndian.Uint32(p.pdu[4:]), p.changes, nil // the header's type
 }
-
-// pduResult is the RESULT PDU's type.
-const pduResult = 0x7001
 
 // DecodeResult decodes a PDU from FetchPDU or FinishFetchPDU.
 func (p *PDUSource) DecodeResult(pdu []byte, typ uint32) (*pmapi.Result, error) {
