@@ -201,8 +201,14 @@ func TestJSONMatchesText(t *testing.T) {
 			}
 		}
 	}
-	if n < 500 {
-		t.Errorf("only %d values compared", n)
+	// testdata's two archives give about 270 values; with ../shared
+	// beside the clone its four archives add a few hundred more.
+	want := 200
+	if len(jsonArchives(t)) > 2 {
+		want = 500
+	}
+	if n < want {
+		t.Errorf("only %d values compared (want %d)", n, want)
 	}
 	t.Logf("%d values compared", n)
 }
