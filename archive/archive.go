@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"os"
 
 	"github.com/pcpkit/pcpkit/pmapi"
@@ -14,23 +15,18 @@ import (
 // when first needed. An Archive is not safe for concurrent use; open it
 // once per goroutine.
 type Archive struct {
-	files *fileSet
-	label *Label
-	meta  *Meta
-	index []IndexEntry
-	vols  map[int]*volume
+	files  *fileSet
+	label  *Label
+	meta   *Meta
+	index  []IndexEntry
+	vols   map[int]*volume
+	win    windows // for the cursors and frames
+	endWin windows // for End, so that it does not disturb the cursors'
 
 	endCached bool
 	endSize   int64
 	end       endPos
 	endErr    error
-}
-
-type volume struct {
-	num    int
-	rf     *randomFile
-	fr     *frameReader
-	lowest int64 // end of the label: the first record offset
 }
 
 // Open opens the archive named by name: a base name, or any of its files
@@ -50,9 +46,9 @@ func Open(name string) (*Archive, error) {
 	}
 	// A first volume with nothing after its label is "empty", as the
 	// real tools report it (a later volume may be; vol3.2 is).
-	if v.fr.size <= v.lowest {
+	if v.size <= v.lowest {
 		a.Close()
-		return nil, formatErr(v.rf.path, v.lowest, 2, pmapi.ErrNoData, "no data records after the label")
+		return nil, formatErr(v.path, v.lowest, 2, pmapi.ErrNoData, "no data records after the label")
 	}
 	if err := a.loadMeta(); err != nil {
 		a.Close()
@@ -148,24 +144,23 @@ func (a *Archive) volume(n int) (*volume, error) {
 	if !ok {
 		return nil, &os.PathError{Op: "open", Path: fmt.Sprintf("%s.%d", a.files.base, n), Err: os.ErrNotExist}
 	}
-	rf, err := openRandom(path)
+	data, err := openData(path)
 	if err != nil {
 		return nil, err
 	}
-	l, err := readLabel(path, io.NewSectionReader(rf.f, 0, LabelSizeV3))
+	v := &volume{num: n, path: path, data: data}
+	l, err := readLabel(path, io.NewSectionReader(data, 0, LabelSizeV3))
 	if err == nil {
 		err = a.checkLabel(path, l, n)
 	}
+	if err == nil {
+		v.lowest = int64(l.Size())
+		err = v.refreshSize()
+	}
 	if err != nil {
-		rf.Close()
+		data.Close()
 		return nil, err
 	}
-	fr, err := newFrameReader(rf)
-	if err != nil {
-		rf.Close()
-		return nil, err
-	}
-	v := &volume{num: n, rf: rf, fr: fr, lowest: int64(l.Size())}
 	a.vols[n] = v
 	return v, nil
 }
@@ -173,10 +168,37 @@ func (a *Archive) volume(n int) (*volume, error) {
 // Close releases the archive's files.
 func (a *Archive) Close() error {
 	for _, v := range a.vols {
-		v.rf.Close()
+		v.data.Close()
 	}
 	a.vols = map[int]*volume{}
 	return nil
+}
+
+// Frame returns the n bytes of the record at byte off of data volume vol
+// (both length words included), as NextFrame gave them before, and
+// reports false if they are not there or not a whole record. The bytes
+// stay valid as NextFrame's do.
+func (a *Archive) Frame(vol int, off, n int64) ([]byte, bool) {
+	v, err := a.volume(vol)
+	if err != nil || n < 8 || n > math.MaxInt32 {
+		return nil, false
+	}
+	raw, err := a.win.bytes(v, off, int(n), true)
+	if err != nil || int64(binary.BigEndian.Uint32(raw)) != n || int64(binary.BigEndian.Uint32(raw[n-4:])) != n {
+		return nil, false
+	}
+	return raw, true
+}
+
+// Release drops the memory the archive holds for reading (window
+// buffers, decoded blocks of compressed volumes); its files stay open.
+// Reading again takes it back. Records and frames handed out stay valid.
+func (a *Archive) Release() {
+	a.win.release()
+	a.endWin.release()
+	for _, v := range a.vols {
+		v.data.Release()
+	}
 }
 
 // Label is the archive's label (from its first data volume).
@@ -213,10 +235,10 @@ func (a *Archive) VolumeSize(n int) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := v.fr.refreshSize(); err != nil {
+	if err := v.refreshSize(); err != nil {
 		return 0, err
 	}
-	return v.fr.size, nil
+	return v.size, nil
 }
 
 // End returns the time of the last complete record of the archive (which
@@ -257,19 +279,19 @@ func (a *Archive) computeEnd(vols []int) (endPos, error) {
 		if err != nil {
 			continue
 		}
-		if err := v.fr.refreshSize(); err != nil {
+		if err := v.refreshSize(); err != nil {
 			continue
 		}
-		raw, err := v.fr.prev(v.fr.size, v.lowest)
-		if err == nil && rec.decode(v.rf.path, raw, a.Version(), v.num, v.fr.size-int64(len(raw)), 0) == nil {
-			return endPos{rec.Stamp, v.num, v.fr.size}, nil
+		raw, err := v.prev(&a.endWin, v.size)
+		if err == nil && rec.decode(v.path, raw, a.Version(), v.num, v.size-int64(len(raw)), 0) == nil {
+			return endPos{rec.Stamp, v.num, v.size}, nil
 		}
 		// Damaged tail: chase forwards from the last index entry that
 		// lies within the volume (or from the label), keeping the last
 		// whole record.
 		starts := []int64{v.lowest}
 		for _, e := range a.index {
-			if int(e.Vol) == v.num && e.DataOff <= v.fr.size && e.DataOff > starts[0] {
+			if int(e.Vol) == v.num && e.DataOff <= v.size && e.DataOff > starts[0] {
 				starts = []int64{e.DataOff, v.lowest}
 			}
 		}
@@ -277,8 +299,8 @@ func (a *Archive) computeEnd(vols []int) (endPos, error) {
 			found := false
 			var end endPos
 			for off := start; ; {
-				raw, err := v.fr.next(off, 0)
-				if err != nil || rec.decode(v.rf.path, raw, a.Version(), v.num, off, 0) != nil {
+				raw, err := v.next(&a.endWin, off, 0)
+				if err != nil || rec.decode(v.path, raw, a.Version(), v.num, off, 0) != nil {
 					break
 				}
 				off += int64(len(raw))

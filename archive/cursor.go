@@ -73,10 +73,10 @@ func (c *Cursor) resolve() (*volume, error) {
 	case -1:
 		c.off = v.lowest
 	case -2:
-		if err := v.fr.refreshSize(); err != nil {
+		if err := v.refreshSize(); err != nil {
 			return nil, err
 		}
-		c.off = v.fr.size
+		c.off = v.size
 	}
 	return v, nil
 }
@@ -90,16 +90,17 @@ func (c *Cursor) Next() (*Record, error) {
 		if err != nil {
 			return nil, err
 		}
-		if c.off >= v.fr.size {
-			if err := v.fr.refreshSize(); err != nil {
+		if c.off >= v.size {
+			if err := v.refreshSize(); err != nil {
 				return nil, err
 			}
 		}
-		raw, err := v.fr.next(c.off, c.recno)
+		raw, err := v.next(&c.a.win, c.off, c.recno)
 		if err == io.EOF {
 			if c.vi+1 >= len(c.vols) {
 				return nil, io.EOF
 			}
+			v.data.Release()
 			c.vi++
 			c.off, c.recno = -1, 2
 			continue
@@ -107,7 +108,7 @@ func (c *Cursor) Next() (*Record, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := c.rec.decode(v.rf.path, raw, c.a.Version(), v.num, c.off, c.recno); err != nil {
+		if err := c.rec.decode(v.path, raw, c.a.Version(), v.num, c.off, c.recno); err != nil {
 			return nil, err
 		}
 		c.off += int64(len(raw))
@@ -125,11 +126,12 @@ func (c *Cursor) Prev() (*Record, error) {
 		if err != nil {
 			return nil, err
 		}
-		raw, err := v.fr.prev(c.off, v.lowest)
+		raw, err := v.prev(&c.a.win, c.off)
 		if err == io.EOF {
 			if c.vi == 0 {
 				return nil, io.EOF
 			}
+			v.data.Release()
 			c.vi--
 			c.off = -2
 			continue
@@ -138,13 +140,69 @@ func (c *Cursor) Prev() (*Record, error) {
 			return nil, err
 		}
 		start := c.off - int64(len(raw))
-		if err := c.rec.decode(v.rf.path, raw, c.a.Version(), v.num, start, 0); err != nil {
+		if err := c.rec.decode(v.path, raw, c.a.Version(), v.num, start, 0); err != nil {
 			return nil, err
 		}
 		c.off = start
 		c.recno = 0
 		return &c.rec, nil
 	}
+}
+
+// NextFrame returns the bytes of the record after the cursor (both
+// length words included) and moves over it, when the record lies whole
+// in the current volume and its length words agree; otherwise (at the
+// end of a volume, at damage) it reports false and moves nothing: Next
+// then moves on, or says what is wrong. The record is not decoded. The
+// bytes stay valid until the volume's reads replace them: at the
+// earliest, the second read after this one that needs bytes its two
+// windows do not hold.
+func (c *Cursor) NextFrame() (raw []byte, vol int, off int64, ok bool) {
+	v, err := c.resolve()
+	if err != nil || c.off >= v.size {
+		return nil, 0, 0, false
+	}
+	raw, err = v.next(&c.a.win, c.off, c.recno)
+	if err != nil {
+		return nil, 0, 0, false
+	}
+	off = c.off
+	c.off += int64(len(raw))
+	if c.recno > 0 {
+		c.recno++
+	}
+	return raw, v.num, off, true
+}
+
+// PrevFrame is NextFrame backwards: the record before the cursor.
+func (c *Cursor) PrevFrame() (raw []byte, vol int, off int64, ok bool) {
+	v, err := c.resolve()
+	if err != nil || c.off > v.size {
+		return nil, 0, 0, false
+	}
+	raw, err = v.prev(&c.a.win, c.off)
+	if err != nil {
+		return nil, 0, 0, false
+	}
+	c.off -= int64(len(raw))
+	c.recno = 0
+	return raw, v.num, c.off, true
+}
+
+// AfterBadPrev moves the cursor where libpcp's read position is left
+// after Prev failed with a damaged record (pmapi.ErrLogRec): libpcp takes
+// the trailer word before the position as the record's length, reads
+// the header word that far back and, when the two differ, is left just
+// after that header word, inside (or before) the damaged record, so that
+// the next read backwards goes on from there. When the length reaches
+// before the start of the volume the cursor stays where it is.
+func (c *Cursor) AfterBadPrev() {
+	v, err := c.resolve()
+	if err != nil {
+		return
+	}
+	c.off = v.afterBadPrev(&c.a.win, c.off)
+	c.recno = 0
 }
 
 // SeekTime positions the cursor so that Next returns the first record at
@@ -207,8 +265,8 @@ func (c *Cursor) usable(e IndexEntry) bool {
 	if err != nil {
 		return false
 	}
-	if err := v.fr.refreshSize(); err != nil {
+	if err := v.refreshSize(); err != nil {
 		return false
 	}
-	return e.DataOff >= v.lowest && e.DataOff <= v.fr.size
+	return e.DataOff >= v.lowest && e.DataOff <= v.size
 }

@@ -211,22 +211,30 @@ func (s *stackedCloser) Close() error {
 	return err
 }
 
-// randomFile is a file of an archive opened for random access: the file
-// itself, or, for a compressed file, an unlinked temporary file holding
-// its decompressed bytes (written in a stream, never held in memory).
-type randomFile struct {
-	path string // the archive file's own name, for error messages
-	f    *os.File
-	temp bool
+// volumeData is the decompressed bytes of one file of an archive, read
+// at random offsets.
+type volumeData interface {
+	io.ReaderAt
+	// Size is the current size (a plain file may grow while a logger
+	// writes it).
+	Size() (int64, error)
+	// Release drops memory held for reading (decoded blocks); the data
+	// stays readable.
+	Release()
+	Close() error
 }
 
-func openRandom(path string) (*randomFile, error) {
+// openData opens the file path of an archive for random access to its
+// decompressed bytes: the file itself, or, for a compressed file, an
+// unlinked temporary file holding its decompressed bytes (written in a
+// stream, never held in memory).
+func openData(path string) (volumeData, error) {
 	if !isCompressed(path) {
 		f, err := os.Open(path)
 		if err != nil {
 			return nil, err
 		}
-		return &randomFile{path: path, f: f}, nil
+		return plainFile{f}, nil
 	}
 	src, err := openStream(path)
 	if err != nil {
@@ -242,19 +250,25 @@ func openRandom(path string) (*randomFile, error) {
 		tmp.Close()
 		return nil, fmt.Errorf("%s: cannot decompress: %w", path, err)
 	}
-	return &randomFile{path: path, f: tmp, temp: true}, nil
+	return plainFile{tmp}, nil
 }
 
-// size is the file's current size (it may grow while a logger writes it).
-func (r *randomFile) size() (int64, error) {
-	st, err := r.f.Stat()
+// plainFile is an uncompressed file (or a temporary file holding a
+// compressed one's bytes).
+type plainFile struct{ f *os.File }
+
+func (p plainFile) ReadAt(b []byte, off int64) (int, error) { return preadFull(p.f, b, off) }
+
+func (p plainFile) Size() (int64, error) {
+	st, err := p.f.Stat()
 	if err != nil {
 		return 0, err
 	}
 	return st.Size(), nil
 }
 
-func (r *randomFile) Close() error { return r.f.Close() }
+func (plainFile) Release()       {}
+func (p plainFile) Close() error { return p.f.Close() }
 
 // isNotExist reports whether err means a file was missing.
 func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

@@ -1,11 +1,9 @@
 package replay
 
 import (
-	"encoding/binary"
 	"errors"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/interp"
@@ -53,7 +51,6 @@ type reader struct {
 	endOK    []bool
 	endEr    []error
 	rec      interp.Record // what Read returns
-	maps     mapper        // the fast path of Read (window.go)
 }
 
 func newReader(s *archive.Set) *reader {
@@ -129,6 +126,9 @@ func (r *reader) curEnd() (pmapi.Timestamp, error) {
 // changeArchive makes archive i current, at its start (forw) or its
 // end, and saves that position.
 func (r *reader) changeArchive(i int, forw bool) {
+	if i != r.ai {
+		r.set.Archive(r.ai).Release()
+	}
 	r.ai = i
 	r.endKnown = false
 	c := r.cursor(i)
@@ -147,12 +147,11 @@ func (r *reader) changeArchive(i int, forw bool) {
 // Read returns the next record forwards or backwards, <mark>s included,
 // as interpolation reads them; io.EOF past either end of the set.
 //
-// A whole record (its length words agree) inside an uncompressed volume
-// is read in place from a buffer of the volume (fastRead, window.go) and
-// decoded lazily (interp.Record); anything else
-// (the end of a volume, a damaged or compressed volume, the virtual
-// <mark>s) goes through the archive's Cursor, which gives the errors.
-// Both leave the Cursor at the same position.
+// A whole record (its length words agree) inside a volume is taken as
+// it is from the archive's Cursor (NextFrame, PrevFrame) and decoded
+// lazily (interp.Record); anything else (the end of a volume, damage,
+// the virtual <mark>s) goes through the Cursor's Next and Prev, which
+// give the errors. Both leave the Cursor at the same position.
 func (r *reader) Read(forw bool) (*interp.Record, error) {
 	if r.mark == markBack && forw || r.mark == markForw && !forw {
 		// The direction changed right after the mark: it comes again.
@@ -170,97 +169,63 @@ func (r *reader) Read(forw bool) (*interp.Record, error) {
 		return nil, err
 	}
 	r.rec.FromArchive(ar)
+	if !ar.IsMark() && ar.Vol >= 0 {
+		// A record of the archive's (not a virtual mark): it aliases
+		// the windows the fast reads share, so it must be read again
+		// by its place, as they are, once other reads have moved on.
+		r.rec.Handle = interp.Handle{OK: true, Archive: r.ai, Vol: ar.Vol, Off: ar.Offset, Len: int64(ar.Len())}
+	}
 	return &r.rec, nil
 }
 
 // fastRead reads the record after (forw) or before the current archive's
-// cursor from the volume's buffers into r.rec and moves the cursor over
-// it. It reports false, having changed nothing, when the record is not
-// whole inside the volume or its header is unsound.
+// cursor into r.rec without decoding it, and moves the cursor over it.
+// It reports false, having changed nothing, when the record is not
+// whole inside its volume or its header is unsound.
 func (r *reader) fastRead(forw bool) bool {
 	c := r.cursor(r.ai)
-	vol, off := c.Position()
-	a := r.set.Archive(r.ai)
-	v := r.maps.volume(r.ai, a, vol)
-	if v == nil {
-		return false
-	}
-	lowest := int64(archive.LabelSizeV2)
-	if a.Version() == 3 {
-		lowest = archive.LabelSizeV3
-	}
-	var rec []byte
+	pvol, poff := c.Position()
+	var raw []byte
+	var vol int
+	var off int64
+	var ok bool
 	if forw {
-		if off == -1 {
-			off = lowest
-		}
-		if off < lowest {
-			return false
-		}
-		h := r.maps.bytes(v, off, 4, true)
-		if h == nil {
-			return false
-		}
-		n := int64(binary.BigEndian.Uint32(h))
-		if n < 8 {
-			return false
-		}
-		if rec = r.maps.bytes(v, off, n, true); rec == nil || int64(binary.BigEndian.Uint32(rec[n-4:])) != n {
-			return false
-		}
-		if !r.rec.Decode(rec, a.Version()) {
-			return false
-		}
-		r.rec.Handle = interp.Handle{OK: true, Archive: r.ai, Vol: vol, Off: off, Len: n}
-		c.SetPosition(vol, off+n)
-		return true
+		raw, vol, off, ok = c.NextFrame()
+	} else {
+		raw, vol, off, ok = c.PrevFrame()
 	}
-	if off == -2 {
-		off = v.size
-	}
-	if off-lowest < 8 || off > v.size {
+	if !ok {
 		return false
 	}
-	t := r.maps.bytes(v, off-4, 4, false)
-	if t == nil {
+	if !r.rec.Decode(raw, r.set.Archive(r.ai).Version()) {
+		c.SetPosition(pvol, poff)
 		return false
 	}
-	n := int64(binary.BigEndian.Uint32(t))
-	if n < 8 || n > off-lowest {
-		return false
-	}
-	if rec = r.maps.bytes(v, off-n, n, false); rec == nil || int64(binary.BigEndian.Uint32(rec)) != n {
-		return false
-	}
-	if !r.rec.Decode(rec, a.Version()) {
-		return false
-	}
-	r.rec.Handle = interp.Handle{OK: true, Archive: r.ai, Vol: vol, Off: off - n, Len: n}
-	c.SetPosition(vol, off-n)
+	r.rec.Handle = interp.Handle{OK: true, Archive: r.ai, Vol: vol, Off: off, Len: int64(len(raw))}
 	return true
 }
 
-// Reread reads the record at h again, from the volume's buffers, into
-// rec; the read position does not move (interp.Rereader).
+// Reread reads the record at h again into rec; the read position does
+// not move (interp.Rereader).
 func (r *reader) Reread(h interp.Handle, rec *interp.Record) bool {
 	if !h.OK {
 		return false
 	}
 	a := r.set.Archive(h.Archive)
-	v := r.maps.volume(h.Archive, a, h.Vol)
-	if v == nil {
-		return false
-	}
-	raw := r.maps.bytes(v, h.Off, h.Len, true)
-	if raw == nil || !rec.Decode(raw, a.Version()) {
+	raw, ok := a.Frame(h.Vol, h.Off, h.Len)
+	if !ok || !rec.Decode(raw, a.Version()) {
 		return false
 	}
 	rec.Handle = h
 	return true
 }
 
-// close releases the volumes opened for the buffers.
-func (r *reader) close() { r.maps.close() }
+// close releases the memory the archives hold for reading.
+func (r *reader) close() {
+	for i := 0; i < r.set.Len(); i++ {
+		r.set.Archive(i).Release()
+	}
+}
 
 // readRaw is Read without giving a virtual mark again when the direction
 // changes (pmFetch reads this way).
@@ -326,56 +291,13 @@ func (r *reader) prev() (*archive.Record, error) {
 		}
 		if err != nil {
 			if errors.Is(err, pmapi.ErrLogRec) {
-				r.afterBadPrev()
+				r.cursor(r.ai).AfterBadPrev()
 			}
 			return nil, err
 		}
 		r.mark = markNone
 		r.reads++
 		return rec, nil
-	}
-}
-
-// afterBadPrev leaves the read position where libpcp leaves it after it
-// fails to read a record backwards: it takes the trailer word before the
-// position as the record's length, reads the header word that far back
-// and, when the two differ, is left just after that header word, inside
-// (or before) the damaged record, so that the next read backwards goes
-// on from there. When the length reaches before the start of the file it
-// stays where it was. Only uncompressed volumes are emulated (the raw
-// bytes of a compressed one are not at hand): they stay where they were.
-func (r *reader) afterBadPrev() {
-	c := r.cursor(r.ai)
-	vol, off := c.Position()
-	a := r.set.Archive(r.ai)
-	path := a.VolumePath(vol)
-	for _, s := range []string{".xz", ".lzma", ".bz2", ".bz", ".gz", ".Z", ".z", ".zst"} {
-		if strings.HasSuffix(path, s) {
-			return
-		}
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	var w [4]byte
-	if off < 4 {
-		return
-	}
-	if _, err := f.ReadAt(w[:], off-4); err != nil {
-		return
-	}
-	n := int64(binary.BigEndian.Uint32(w[:]))
-	start := off - n
-	if start < 0 {
-		return
-	}
-	if _, err := f.ReadAt(w[:], start); err != nil {
-		return
-	}
-	if int64(binary.BigEndian.Uint32(w[:])) != n {
-		c.SetPosition(vol, start+4)
 	}
 }
 

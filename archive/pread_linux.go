@@ -1,8 +1,9 @@
 //go:build linux && (amd64 || arm64)
 
-package replay
+package archive
 
 import (
+	"io"
 	"os"
 	"syscall"
 	"unsafe"
@@ -10,7 +11,7 @@ import (
 
 // preadFull reads len(b) bytes of f at off, as f.ReadAt does, but by raw
 // pread(2) calls: the Go scheduler is not told of them, so that a read
-// of a buffer's worth from the page cache (a hundred microseconds or
+// of a window's worth from the page cache (a hundred microseconds or
 // so) does not make the runtime hand the processor to another thread in
 // the meantime, which costs more than the read. Reads of regular files
 // do not block for long, and are not interrupted by signals.
@@ -29,10 +30,11 @@ func preadFull(f *os.File, b []byte, off int64) (int, error) {
 			case e == syscall.EINTR:
 				continue
 			case e != 0:
-				rerr = e
+				rerr = &os.PathError{Op: "read", Path: f.Name(), Err: e}
 				return true
 			case r == 0:
-				return true // end of file
+				rerr = io.EOF
+				return true
 			}
 			n += int(r)
 		}

@@ -1,0 +1,197 @@
+package archive
+
+import (
+	"encoding/binary"
+	"io"
+
+	"github.com/pcpkit/pcpkit/pmapi"
+)
+
+// volume is one open data volume: its decompressed bytes (volumeData)
+// and the record framing over them (len | payload | len, lengths
+// big-endian and counting the whole record), read through a pair of
+// window buffers. It is the one place that reads data record bytes:
+// the Cursor, Archive.End, and the raw frames the replay package reads
+// (Cursor.NextFrame, Archive.Frame) all come through it.
+type volume struct {
+	num    int
+	path   string // the volume's file, for error messages
+	data   volumeData
+	lowest int64 // end of the label: the first record offset
+	size   int64 // the data's size when last looked at (a live volume grows)
+}
+
+// windows is a pair of buffers of volume bytes, shared by the volumes of
+// an archive: the one used last, and the one before it (to which reading
+// back a little returns). Memory stays at the two buffers whatever the
+// archive's length and number of volumes.
+type windows [2]window
+
+// window is a buffer of a volume's bytes: b holds the bytes of v at off.
+type window struct {
+	v   *volume
+	b   []byte // the bytes read, a prefix of buf
+	buf []byte
+	off int64
+}
+
+// windowSize is the size of each window. Reading a volume in large
+// pieces costs about what mapping it costs, and less than a read per
+// record; 256 KiB rather than more keeps the buffer in the processor's
+// cache between the copy and the scan of the records, and leaves fewer
+// pages to fault in (1 MiB buffers cost a short replay 10% more).
+const windowSize = 256 << 10
+
+// refreshSize re-reads the volume's size (a live archive grows).
+func (v *volume) refreshSize() error {
+	sz, err := v.data.Size()
+	if err == nil {
+		v.size = sz
+	}
+	return err
+}
+
+// bytes returns the n bytes of v at off, from a window or by reading a
+// new window's worth that holds them (ahead of off when forward, behind
+// its end otherwise) into the window used least recently. The slice
+// stays valid until a read replaces its window: at the earliest, the
+// second call after this one that finds its bytes in neither window
+// (slices from windows that release dropped stay valid). It returns
+// io.ErrUnexpectedEOF if the volume holds fewer bytes.
+func (ws *windows) bytes(v *volume, off int64, n int, forward bool) ([]byte, error) {
+	if off < 0 || n < 0 || off+int64(n) > v.size {
+		return nil, io.ErrUnexpectedEOF
+	}
+	end := off + int64(n)
+	for i := range ws {
+		w := &ws[i]
+		if w.v == v && off >= w.off && end <= w.off+int64(len(w.b)) {
+			if i != 0 {
+				ws[0], ws[1] = ws[1], ws[0]
+			}
+			s := off - ws[0].off
+			return ws[0].b[s : s+int64(n) : s+int64(n)], nil
+		}
+	}
+	length := int64(max(n, windowSize))
+	start := off
+	if !forward {
+		start = max(end-length, 0)
+	}
+	length = min(length, v.size-start)
+	ws[0], ws[1] = ws[1], ws[0]
+	w := &ws[0]
+	if int64(cap(w.buf)) < length {
+		// a window's worth, or the whole of a smaller volume
+		w.buf = make([]byte, max(length, min(windowSize, v.size)))
+	}
+	b := w.buf[:length]
+	if m, err := v.data.ReadAt(b, start); int64(m) < length {
+		w.v, w.b, w.off = nil, nil, 0
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	w.v, w.b, w.off = v, b, start
+	s := off - start
+	return b[s : s+int64(n) : s+int64(n)], nil
+}
+
+// release drops the buffers (the slices handed out keep theirs alive as
+// long as they are used).
+func (ws *windows) release() { *ws = windows{} }
+
+// next reads the record starting at off through ws. It returns the whole record
+// (both length words included). At the exact end of the volume it
+// returns io.EOF; a partial or inconsistent record gives a FormatError
+// wrapping pmapi.ErrLogRec (recno numbers it in messages, 0: unknown).
+func (v *volume) next(ws *windows, off int64, recno int) ([]byte, error) {
+	if off == v.size {
+		return nil, io.EOF
+	}
+	h, err := ws.bytes(v, off, 4, true)
+	if err != nil {
+		return nil, v.readErr(off, recno, err, "unexpected EOF in record header, %d bytes left", v.size-off)
+	}
+	n := int64(binary.BigEndian.Uint32(h))
+	if n < 8 {
+		return nil, formatErr(v.path, off, recno, pmapi.ErrLogRec, "record length %d is too small", n)
+	}
+	if off+n > v.size {
+		return nil, formatErr(v.path, off, recno, pmapi.ErrLogRec, "unexpected EOF in record body, wanted %d, got %d bytes", n, v.size-off)
+	}
+	rec, err := ws.bytes(v, off, int(n), true)
+	if err != nil {
+		return nil, v.readErr(off, recno, err, "read failed")
+	}
+	if t := int64(binary.BigEndian.Uint32(rec[n-4:])); t != n {
+		return nil, formatErr(v.path, off, recno, pmapi.ErrLogRec, "record trailer %d does not match header %d", t, n)
+	}
+	return rec, nil
+}
+
+// prev reads the record that ends at off (exclusive), for reading
+// backwards, as next does. At the end of the label it returns io.EOF.
+func (v *volume) prev(ws *windows, off int64) ([]byte, error) {
+	lowest := v.lowest
+	if off <= lowest {
+		return nil, io.EOF
+	}
+	if off-lowest < 8 {
+		return nil, formatErr(v.path, lowest, 0, pmapi.ErrLogRec, "%d stray bytes before offset %d", off-lowest, off)
+	}
+	t, err := ws.bytes(v, off-4, 4, false)
+	if err != nil {
+		return nil, v.readErr(off-4, 0, err, "cannot read record trailer")
+	}
+	n := int64(binary.BigEndian.Uint32(t))
+	if n < 8 || n > off-lowest {
+		return nil, formatErr(v.path, off-4, 0, pmapi.ErrLogRec, "record trailer length %d does not fit before offset %d", n, off)
+	}
+	rec, err := ws.bytes(v, off-n, int(n), false)
+	if err != nil {
+		return nil, v.readErr(off-n, 0, err, "read failed")
+	}
+	if h := int64(binary.BigEndian.Uint32(rec)); h != n {
+		return nil, formatErr(v.path, off-n, 0, pmapi.ErrLogRec, "record header %d does not match trailer %d", h, n)
+	}
+	return rec, nil
+}
+
+// readErr is the error for a failed read at off: a damaged record (a
+// compressed volume's damaged stream included, whose error names the
+// block).
+func (v *volume) readErr(off int64, recno int, err error, format string, args ...any) error {
+	return formatErr(v.path, off, recno, pmapi.ErrLogRec, format+": %v", append(args, err)...)
+}
+
+// afterBadPrev is where libpcp's read position is left after it fails to
+// read a record backwards that ends at off: it takes the trailer word
+// before off as the record's length, reads the header word that far
+// back and, when the two differ, is left just after that header word,
+// inside (or before) the damaged record, so that the next read backwards
+// goes on from there. When the length reaches before the start of the
+// volume, or the words cannot be read, it stays at off.
+func (v *volume) afterBadPrev(ws *windows, off int64) int64 {
+	if off < 4 {
+		return off
+	}
+	t, err := ws.bytes(v, off-4, 4, false)
+	if err != nil {
+		return off
+	}
+	n := int64(binary.BigEndian.Uint32(t))
+	start := off - n
+	if start < 0 {
+		return off
+	}
+	h, err := ws.bytes(v, start, 4, false)
+	if err != nil {
+		return off
+	}
+	if int64(binary.BigEndian.Uint32(h)) != n {
+		return start + 4
+	}
+	return off
+}
