@@ -1,0 +1,395 @@
+package xz
+
+import (
+	"errors"
+	"io"
+	"os"
+	"runtime"
+	"sort"
+	"sync"
+)
+
+// Options tune a File.
+type Options struct {
+	// Readahead is the number of blocks decoded ahead, in parallel
+	// goroutines, while reads move sequentially (forwards or backwards).
+	// 0 means runtime.GOMAXPROCS(0); a negative value turns readahead off.
+	Readahead int
+	// MaxBlock bounds the uncompressed size of a block that a File holds
+	// whole; NewFile refuses a file with a larger block (ErrTooLarge).
+	// 0 means DefaultMaxBlock.
+	MaxBlock int64
+}
+
+// DefaultMaxBlock is the default Options.MaxBlock.
+const DefaultMaxBlock = 64 << 20
+
+// File gives random access to the uncompressed bytes of an xz file. A read
+// decodes only the blocks that hold its range (found through the index),
+// keeps the last two decoded blocks, and, when reads move from block to
+// block in one direction, decodes the next blocks in that direction ahead
+// in up to Options.Readahead goroutines. Its memory is about
+// (Readahead + 2) times the largest block's uncompressed size, whatever
+// the file's length.
+//
+// ReadAt may be called from several goroutines (the calls are serialised);
+// a slice returned by Bytes is valid until the next call of any method.
+// Close stops the goroutines.
+type File struct {
+	mu        sync.Mutex
+	r         io.ReaderAt
+	blocks    []Block
+	size      int64
+	bufSize   int // the largest block's uncompressed size: every buffer has this capacity
+	readahead int
+
+	dec  *Decoder // for the blocks decoded by the caller's goroutine
+	comp []byte
+
+	cache   [2]decoded // [0] the block used last, [1] the one before
+	free    [][]byte
+	queue   []*job // blocks decoding ahead, in the order they will be wanted
+	dropped []*job // jobs no longer wanted, still running
+	idle    []*job // finished jobs, for reuse
+	last    int    // block used last, -1 at first
+	dir     int    // direction of the last step: +1, -1 or 0
+
+	jobs    chan *job
+	wg      sync.WaitGroup
+	started bool
+	closed  bool
+	scratch []byte
+}
+
+type decoded struct {
+	idx  int // -1 when empty
+	data []byte
+}
+
+// job is one block decoded ahead by a worker goroutine. The worker owns
+// the job until it sends on done (a buffered channel, so that jobs are
+// reused).
+type job struct {
+	idx  int
+	buf  []byte // the buffer given to the worker
+	data []byte // the decoded block (in buf), nil on error
+	err  error
+	done chan struct{}
+}
+
+// NewFile opens the xz file r of size bytes for random access. It reads
+// the index (ReadIndex) and nothing else. The ReaderAt must allow
+// concurrent ReadAt calls (an *os.File does) when readahead is on.
+func NewFile(r io.ReaderAt, size int64, opts Options) (*File, error) {
+	blocks, err := ReadIndex(r, size)
+	if err != nil {
+		return nil, err
+	}
+	maxBlock := opts.MaxBlock
+	if maxBlock <= 0 {
+		maxBlock = DefaultMaxBlock
+	}
+	f := &File{r: r, blocks: blocks, last: -1, dec: NewDecoder()}
+	for i, b := range blocks {
+		if b.UncompressedSize > maxBlock {
+			return nil, formatErr(b.Offset, i, ErrTooLarge, "block of %d bytes exceeds the limit of %d", b.UncompressedSize, maxBlock)
+		}
+		f.bufSize = max(f.bufSize, int(b.UncompressedSize))
+	}
+	if n := len(blocks); n > 0 {
+		f.size = blocks[n-1].UncompressedOffset + blocks[n-1].UncompressedSize
+	}
+	f.readahead = opts.Readahead
+	if f.readahead == 0 {
+		f.readahead = runtime.GOMAXPROCS(0)
+	}
+	f.readahead = max(f.readahead, 0)
+	f.cache[0].idx, f.cache[1].idx = -1, -1
+	return f, nil
+}
+
+// Size returns the uncompressed size.
+func (f *File) Size() int64 { return f.size }
+
+// Blocks returns the blocks of the file (the caller must not change them).
+func (f *File) Blocks() []Block { return f.blocks }
+
+// ReadAt reads len(p) uncompressed bytes at off (io.ReaderAt semantics:
+// fewer only at the end, with io.EOF).
+func (f *File) ReadAt(p []byte, off int64) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if off < 0 {
+		return 0, errors.New("xz: negative offset")
+	}
+	if f.closed {
+		return 0, os.ErrClosed
+	}
+	n := 0
+	for n < len(p) {
+		if off >= f.size {
+			return n, io.EOF
+		}
+		i := f.find(off)
+		data, err := f.block(i, 0)
+		if err != nil {
+			return n, err
+		}
+		k := copy(p[n:], data[off-f.blocks[i].UncompressedOffset:])
+		n += k
+		off += int64(k)
+	}
+	return n, nil
+}
+
+// Bytes returns the n uncompressed bytes at off, or fewer with io.EOF at
+// the end. The slice is a view into a decoded block when the range lies
+// in one block, else a copy in a scratch buffer; it is valid until the
+// next call. forward tells the direction the caller reads in (the one in
+// which blocks are decoded ahead).
+func (f *File) Bytes(off int64, n int, forward bool) ([]byte, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if off < 0 || n < 0 {
+		return nil, errors.New("xz: negative offset or length")
+	}
+	if f.closed {
+		return nil, os.ErrClosed
+	}
+	hint := -1
+	if forward {
+		hint = 1
+	}
+	var err error
+	if int64(n) > f.size-off {
+		n = int(max(f.size-off, 0))
+		err = io.EOF
+	}
+	if n == 0 {
+		return nil, err
+	}
+	i := f.find(off)
+	b := &f.blocks[i]
+	if off+int64(n) <= b.UncompressedOffset+b.UncompressedSize {
+		data, e := f.block(i, hint)
+		if e != nil {
+			return nil, e
+		}
+		start := off - b.UncompressedOffset
+		return data[start : start+int64(n)], err
+	}
+	// The range spans blocks: copy it piece by piece, in the caller's
+	// direction so that the readahead follows.
+	if cap(f.scratch) < n {
+		f.scratch = make([]byte, n)
+	}
+	s := f.scratch[:n]
+	end := off + int64(n)
+	j := f.find(end - 1)
+	first, last, step := i, j, 1
+	if !forward {
+		first, last, step = j, i, -1
+	}
+	for k := first; ; k += step {
+		data, e := f.block(k, hint)
+		if e != nil {
+			return nil, e
+		}
+		bo := f.blocks[k].UncompressedOffset
+		lo, hi := max(off, bo), min(end, bo+int64(len(data)))
+		copy(s[lo-off:hi-off], data[lo-bo:hi-bo])
+		if k == last {
+			break
+		}
+	}
+	return s, err
+}
+
+// find returns the block holding uncompressed offset off (0 <= off < size).
+func (f *File) find(off int64) int {
+	return sort.Search(len(f.blocks), func(i int) bool {
+		b := &f.blocks[i]
+		return b.UncompressedOffset+b.UncompressedSize > off
+	})
+}
+
+// block returns the decoded block i, from the cache, from the readahead
+// queue, or decoded now; hint is the caller's direction (+1, -1, or 0 for
+// none). It then starts decoding ahead when the reads move in one
+// direction.
+func (f *File) block(i, hint int) ([]byte, error) {
+	f.reap()
+	for k := range f.cache {
+		if f.cache[k].idx == i {
+			if k == 1 {
+				f.cache[0], f.cache[1] = f.cache[1], f.cache[0]
+			}
+			return f.cache[0].data, nil
+		}
+	}
+	switch {
+	case f.last >= 0 && i == f.last+1:
+		f.dir = 1
+	case f.last >= 0 && i == f.last-1:
+		f.dir = -1
+	default:
+		f.dir = 0
+	}
+	if hint != 0 && f.dir != 0 && hint != f.dir {
+		f.dir = 0
+	}
+	f.last = i
+	var data []byte
+	if len(f.queue) > 0 && f.queue[0].idx == i {
+		j := f.queue[0]
+		f.queue = f.queue[:copy(f.queue, f.queue[1:])]
+		<-j.done
+		f.idle = append(f.idle, j)
+		if j.err != nil {
+			f.free = append(f.free, j.buf)
+			return nil, j.err
+		}
+		f.evict()
+		data = j.data
+	} else {
+		f.dropQueue()
+		f.evict()
+		buf := f.getBuf()
+		var err error
+		data, err = f.decode(f.dec, &f.comp, buf, i)
+		if err != nil {
+			f.free = append(f.free, buf)
+			return nil, err
+		}
+	}
+	f.cache[0] = decoded{idx: i, data: data}
+	f.schedule()
+	return data, nil
+}
+
+// evict moves the older cached block to the free list and makes room at
+// the front of the cache.
+func (f *File) evict() {
+	if f.cache[1].idx >= 0 {
+		f.free = append(f.free, f.cache[1].data)
+	}
+	f.cache[1] = f.cache[0]
+	f.cache[0] = decoded{idx: -1}
+}
+
+func (f *File) getBuf() []byte {
+	if n := len(f.free); n > 0 {
+		b := f.free[n-1]
+		f.free = f.free[:n-1]
+		return b
+	}
+	return make([]byte, f.bufSize)
+}
+
+// decode reads and decodes block i into buf with dec.
+func (f *File) decode(dec *Decoder, comp *[]byte, buf []byte, i int) ([]byte, error) {
+	b := f.blocks[i]
+	if cap(*comp) < int(b.Size) {
+		*comp = make([]byte, b.Size)
+	}
+	src := (*comp)[:b.Size]
+	if n, err := f.r.ReadAt(src, b.Offset); n < len(src) {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, formatErr(b.Offset, i, err, "cannot read block: %v", err)
+	}
+	return dec.DecodeBlock(buf[:0], src, b, i)
+}
+
+// schedule keeps up to readahead blocks decoding ahead in the current
+// direction.
+func (f *File) schedule() {
+	if f.dir == 0 || f.readahead <= 0 {
+		return
+	}
+	next := f.last + f.dir
+	if n := len(f.queue); n > 0 {
+		next = f.queue[n-1].idx + f.dir
+	}
+	for len(f.queue)+len(f.dropped) < f.readahead && next >= 0 && next < len(f.blocks) {
+		if next == f.cache[0].idx || next == f.cache[1].idx {
+			next += f.dir
+			continue
+		}
+		f.start()
+		var j *job
+		if n := len(f.idle); n > 0 {
+			j = f.idle[n-1]
+			f.idle = f.idle[:n-1]
+		} else {
+			j = &job{done: make(chan struct{}, 1)}
+		}
+		j.idx, j.buf, j.data, j.err = next, f.getBuf(), nil, nil
+		f.queue = append(f.queue, j)
+		f.jobs <- j
+		next += f.dir
+	}
+}
+
+// start starts the worker goroutines, once.
+func (f *File) start() {
+	if f.started {
+		return
+	}
+	f.started = true
+	f.jobs = make(chan *job, f.readahead)
+	for w := 0; w < f.readahead; w++ {
+		f.wg.Add(1)
+		go func() {
+			defer f.wg.Done()
+			dec := NewDecoder()
+			var comp []byte
+			for j := range f.jobs {
+				j.data, j.err = f.decode(dec, &comp, j.buf, j.idx)
+				j.done <- struct{}{}
+			}
+		}()
+	}
+}
+
+// dropQueue gives up the blocks decoding ahead (the reads jumped): their
+// buffers return to the free list when their workers finish (reap).
+func (f *File) dropQueue() {
+	f.dropped = append(f.dropped, f.queue...)
+	f.queue = f.queue[:0]
+}
+
+// reap collects the buffers of dropped jobs that have finished.
+func (f *File) reap() {
+	k := 0
+	for _, j := range f.dropped {
+		select {
+		case <-j.done:
+			f.free = append(f.free, j.buf)
+			f.idle = append(f.idle, j)
+		default:
+			f.dropped[k] = j
+			k++
+		}
+	}
+	f.dropped = f.dropped[:k]
+}
+
+// Close stops the readahead goroutines (waiting for the blocks they are
+// decoding) and releases the buffers. It does not close the ReaderAt.
+func (f *File) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return nil
+	}
+	f.closed = true
+	if f.started {
+		close(f.jobs)
+		f.wg.Wait()
+	}
+	f.queue, f.dropped, f.free, f.scratch, f.comp = nil, nil, nil, nil, nil
+	f.cache[0], f.cache[1] = decoded{idx: -1}, decoded{idx: -1}
+	return nil
+}

@@ -1,0 +1,162 @@
+package xz
+
+import (
+	"bytes"
+	"io"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// readRange reads [off, off+n) through Bytes or ReadAt and compares it
+// with want.
+func readRange(t *testing.T, f *File, want []byte, off int64, n int, forward, useBytes bool) {
+	t.Helper()
+	var got []byte
+	var err error
+	if useBytes {
+		got, err = f.Bytes(off, n, forward)
+	} else {
+		got = make([]byte, n)
+		var k int
+		k, err = f.ReadAt(got, off)
+		got = got[:k]
+	}
+	end := min(off+int64(n), int64(len(want)))
+	exp := want[min(off, end):end]
+	if end-off < int64(n) {
+		if err != io.EOF {
+			t.Fatalf("read %d at %d past the end: err %v, want io.EOF", n, off, err)
+		}
+	} else if err != nil {
+		t.Fatalf("read %d at %d: %v", n, off, err)
+	}
+	if !bytes.Equal(got, exp) {
+		t.Fatalf("read %d at %d (forward %v, Bytes %v): bytes differ", n, off, forward, useBytes)
+	}
+}
+
+// TestRandomAccess compares random reads, sequential scans forwards and
+// backwards, with readahead on and off and GOMAXPROCS 1 and 2, with the
+// data.
+func TestRandomAccess(t *testing.T) {
+	in := testInputs(t)
+	data := append(append(bytes.Clone(in["volumes"]), in["text"]...), in["repetitive"]...)
+	comp := xzCompress(t, data, "-0", "--block-size=7KiB")
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, procs := range []int{1, 2} {
+		for _, ra := range []int{-1, 0, 1, 3} {
+			old := runtime.GOMAXPROCS(procs)
+			f, err := NewFile(bytes.NewReader(comp), int64(len(comp)), Options{Readahead: ra})
+			if err != nil {
+				t.Fatal(err)
+			}
+			size := int64(len(data))
+			// Forwards, in steps of various sizes, across block boundaries.
+			for off := int64(0); off < size; {
+				n := 1 + r.IntN(3000)
+				readRange(t, f, data, off, n, true, r.IntN(2) == 0)
+				off += int64(n)
+			}
+			// Backwards.
+			for end := size; end > 0; {
+				n := int64(1 + r.IntN(3000))
+				off := max(end-n, 0)
+				readRange(t, f, data, off, int(end-off), false, r.IntN(2) == 0)
+				end = off
+			}
+			// Random, some past the end.
+			for i := 0; i < 300; i++ {
+				off := r.Int64N(size + 100)
+				readRange(t, f, data, off, r.IntN(20000), r.IntN(2) == 0, r.IntN(2) == 0)
+			}
+			f.Close()
+			runtime.GOMAXPROCS(old)
+		}
+	}
+}
+
+// TestNoGoroutineLeak checks that Close stops the readahead goroutines,
+// also when blocks are still decoding ahead.
+func TestNoGoroutineLeak(t *testing.T) {
+	in := testInputs(t)
+	comp := xzCompress(t, in["zeros"], "-0", "--block-size=64KiB")
+	before := runtime.NumGoroutine()
+	for i := 0; i < 10; i++ {
+		f, err := NewFile(bytes.NewReader(comp), int64(len(comp)), Options{Readahead: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for off := int64(0); off < 300<<10; off += 10 << 10 {
+			if _, err := f.Bytes(off, 100, true); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if len(f.queue) == 0 {
+			t.Fatal("no readahead while reading forwards")
+		}
+		f.Close()
+		if _, err := f.ReadAt(make([]byte, 1), 0); err == nil {
+			t.Fatal("ReadAt after Close: no error")
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Fatalf("%d goroutines after Close, %d before", n, before)
+	}
+}
+
+// TestReadaheadMemory checks that a long sequential scan keeps a bounded
+// number of buffers, and that scanning a file of 1 KiB blocks allocates
+// nothing per block.
+func TestReadaheadMemory(t *testing.T) {
+	in := testInputs(t)
+	comp := xzCompress(t, in["text"], "-0", "--block-size=1KiB")
+	for _, ra := range []int{-1, 2} {
+		f, err := NewFile(bytes.NewReader(comp), int64(len(comp)), Options{Readahead: ra})
+		if err != nil {
+			t.Fatal(err)
+		}
+		scan := func() {
+			for off := int64(0); off < f.Size(); off += 1000 {
+				if _, err := f.Bytes(off, 1000, true); err != nil && err != io.EOF {
+					t.Fatal(err)
+				}
+			}
+		}
+		scan()
+		allocs := testing.AllocsPerRun(3, scan)
+		if blocks := len(f.Blocks()); allocs > 2 {
+			t.Errorf("readahead %d: %v allocations per scan of %d blocks", ra, allocs, blocks)
+		}
+		if n := len(f.free) + len(f.queue) + len(f.dropped) + 2; n > max(ra, 0)+3 {
+			t.Errorf("readahead %d: %d buffers", ra, n)
+		}
+		f.Close()
+	}
+}
+
+func TestSequentialDecodeAllocs(t *testing.T) {
+	in := testInputs(t)
+	comp := xzCompress(t, in["text"], "-0", "--block-size=1KiB")
+	blocks, err := ReadIndex(bytes.NewReader(comp), int64(len(comp)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := NewDecoder()
+	buf := make([]byte, 1024)
+	allocs := testing.AllocsPerRun(3, func() {
+		for i, b := range blocks {
+			if _, err := d.DecodeBlock(buf, comp[b.Offset:b.Offset+b.Size], b, i); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("%v allocations decoding %d blocks", allocs, len(blocks))
+	}
+}

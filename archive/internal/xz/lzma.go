@@ -1,0 +1,424 @@
+package xz
+
+// The LZMA decoder: a range decoder over a byte slice and the LZMA symbol
+// decoder (literals, matches, repeated matches), writing into a dictionary
+// window. Written from the LZMA specification (the "LZMA SDK" description
+// of the algorithm, lzma-specification.txt) and the xz file format.
+//
+// The window is a byte slice buf with a write position pos. A block of an
+// xz file starts with a dictionary reset, so when a whole block is decoded
+// at once, buf is the block's output and never wraps: match copies are
+// copies inside one slice (the fast path). The streaming Reader uses the
+// same decoder with buf as a circular dictionary: when pos reaches
+// len(buf) the caller wraps it to 0 and sets wrapped.
+
+const (
+	numStates     = 12
+	posBitsMax    = 4
+	rcTop         = 1 << 24
+	bitModelTotal = 1 << 11
+	moveBits      = 5
+	probInit      = bitModelTotal / 2
+	endPosModel   = 14     // first distance slot with direct bits
+	fullDistances = 1 << 7 // distances below this use the special probabilities
+	alignBits     = 4      // low bits of long distances, coded in reverse
+	literalCoders = 0x300  // probabilities per literal coder
+	matchMinLen   = 2      // shortest match
+	maxSymbolIn   = 64     // bytes of input one symbol can consume, at most (48)
+	lcMax, lpMax  = 8, 4   // LZMA1 limits (LZMA2: lc+lp <= 4)
+	pbMax         = 4      // both
+	endMarkerDist = 1<<32 - 1
+)
+
+// lenProbs are the probabilities of a match-length decoder.
+type lenProbs struct {
+	choice  uint16
+	choice2 uint16
+	low     [1 << posBitsMax][8]uint16
+	mid     [1 << posBitsMax][8]uint16
+	high    [256]uint16
+}
+
+// lzmaDec is the state of the LZMA decoder. Its arrays of probabilities
+// are sized to a power of two larger than needed where that lets the
+// compiler drop bounds checks (indexes are masked).
+type lzmaDec struct {
+	rng, code  uint32
+	state      uint32
+	rep0, rep1 uint32
+	rep2, rep3 uint32
+	pending    int  // bytes of the last match still to copy (decoding stopped at the limit)
+	end        bool // the end marker was decoded
+	lc, lp, pb uint
+
+	isMatch    [256]uint16 // [state<<4 | posState], 12<<4 used
+	isRep      [16]uint16
+	isRepG0    [16]uint16
+	isRepG1    [16]uint16
+	isRepG2    [16]uint16
+	isRep0Long [256]uint16
+	posSlot    [4][64]uint16
+	posSpecial [fullDistances]uint16 // 114 used
+	align      [1 << alignBits]uint16
+	lenDec     lenProbs
+	repLenDec  lenProbs
+	literal    []uint16 // literalCoders << (lc+lp)
+}
+
+// setProps sets lc, lp and pb (checked by the caller) and sizes the
+// literal probabilities; it does not reset them.
+func (d *lzmaDec) setProps(lc, lp, pb uint) {
+	d.lc, d.lp, d.pb = lc, lp, pb
+	n := literalCoders << (lc + lp)
+	if cap(d.literal) < n {
+		d.literal = make([]uint16, n)
+	}
+	d.literal = d.literal[:n]
+}
+
+// resetState resets the probabilities, the state and the distances (an
+// LZMA2 state reset, or the start of an LZMA stream).
+func (d *lzmaDec) resetState() {
+	fill := func(p []uint16) {
+		for i := range p {
+			p[i] = probInit
+		}
+	}
+	fill(d.isMatch[:])
+	fill(d.isRep[:])
+	fill(d.isRepG0[:])
+	fill(d.isRepG1[:])
+	fill(d.isRepG2[:])
+	fill(d.isRep0Long[:])
+	for i := range d.posSlot {
+		fill(d.posSlot[i][:])
+	}
+	fill(d.posSpecial[:])
+	fill(d.align[:])
+	for _, l := range []*lenProbs{&d.lenDec, &d.repLenDec} {
+		l.choice, l.choice2 = probInit, probInit
+		for i := range l.low {
+			fill(l.low[i][:])
+			fill(l.mid[i][:])
+		}
+		fill(l.high[:])
+	}
+	fill(d.literal)
+	d.state, d.rep0, d.rep1, d.rep2, d.rep3 = 0, 0, 0, 0, 0
+	d.pending, d.end = 0, false
+}
+
+// initRC starts the range decoder on in[ip:] (five bytes: a zero and the
+// first code) and returns the position after them.
+func (d *lzmaDec) initRC(in []byte, ip int) (int, error) {
+	if len(in)-ip < 5 {
+		return ip, corruptError("truncated range coder start")
+	}
+	if in[ip] != 0 {
+		return ip, corruptError("range coder start byte is not zero")
+	}
+	d.code = uint32(in[ip+1])<<24 | uint32(in[ip+2])<<16 | uint32(in[ip+3])<<8 | uint32(in[ip+4])
+	d.rng = 0xffffffff
+	if d.code == d.rng {
+		return ip, corruptError("bad range coder start")
+	}
+	return ip + 5, nil
+}
+
+// finishRC normalises once more after the last symbol and reports whether
+// the range decoder ended cleanly (its code is zero).
+func (d *lzmaDec) finishRC(in []byte, ip int) (int, bool) {
+	if d.rng < rcTop {
+		var b byte
+		if uint(ip) < uint(len(in)) {
+			b = in[ip]
+		}
+		ip++
+		d.code = d.code<<8 | uint32(b)
+	}
+	return ip, d.code == 0
+}
+
+// rcBit decodes one bit with the probability *p (normalisation done).
+func rcBit(p *uint16, rng, code uint32) (uint32, uint32, uint32) {
+	v := uint32(*p)
+	bound := (rng >> 11) * v
+	if code < bound {
+		*p = uint16(v + (bitModelTotal-v)>>moveBits)
+		return bound, code, 0
+	}
+	*p = uint16(v - v>>moveBits)
+	return rng - bound, code - bound, 1
+}
+
+// rcNorm refills the range decoder from in when its range is small. Past
+// the end of in it reads zeros and still advances ip, so that the caller
+// sees the overrun (ip > len(in)) without a bounds panic.
+func rcNorm(in []byte, ip int, rng, code uint32) (int, uint32, uint32) {
+	if rng < rcTop {
+		var b byte
+		if uint(ip) < uint(len(in)) {
+			b = in[ip]
+		}
+		return ip + 1, rng << 8, code<<8 | uint32(b)
+	}
+	return ip, rng, code
+}
+
+// decodeLen decodes a match length (0..271, before adding matchMinLen).
+func decodeLen(l *lenProbs, posState int, in []byte, ip int, rng, code uint32) (int, uint32, uint32, int) {
+	var b uint32
+	ip, rng, code = rcNorm(in, ip, rng, code)
+	rng, code, b = rcBit(&l.choice, rng, code)
+	var probs []uint16
+	var bits, base int
+	if b == 0 {
+		probs, bits, base = l.low[posState&15][:], 3, 0
+	} else {
+		ip, rng, code = rcNorm(in, ip, rng, code)
+		rng, code, b = rcBit(&l.choice2, rng, code)
+		if b == 0 {
+			probs, bits, base = l.mid[posState&15][:], 3, 8
+		} else {
+			probs, bits, base = l.high[:], 8, 16
+		}
+	}
+	sym := uint32(1)
+	for i := 0; i < bits; i++ {
+		ip, rng, code = rcNorm(in, ip, rng, code)
+		rng, code, b = rcBit(&probs[sym&255], rng, code)
+		sym = sym<<1 | b
+	}
+	return ip, rng, code, base + int(sym) - 1<<bits
+}
+
+// decode decodes symbols from in[ip:] into buf from pos until pos reaches
+// limit (<= len(buf)) or the end marker is found (d.end). A match that
+// crosses limit is cut there; its rest is copied first by the next call
+// (d.pending). wrapped says that buf is a circular dictionary that has
+// been filled once, so that distances may reach back past position 0. It
+// returns the new input and output positions; the caller checks ip against
+// the end of the input (an overrun reads zeros, see rcNorm).
+func (d *lzmaDec) decode(in []byte, ip int, buf []byte, pos, limit int, wrapped bool) (int, int, error) {
+	if limit > len(buf) || pos > limit {
+		return ip, pos, corruptError("bad decode limit")
+	}
+	phys := len(buf) // the window's size, for wrapping
+	buf = buf[:limit]
+	if d.pending > 0 {
+		n := min(d.pending, limit-pos)
+		pos = copyMatch(buf[:phys], pos, int(d.rep0)+1, n)
+		d.pending -= n
+	}
+	rng, code := d.rng, d.code
+	state := d.state
+	rep0, rep1, rep2, rep3 := d.rep0, d.rep1, d.rep2, d.rep3
+	pbMask := 1<<d.pb - 1
+	lpMask := 1<<d.lp - 1
+	lc := d.lc
+	lit := d.literal
+	var err error
+	var b uint32
+	for pos < limit {
+		posState := pos & pbMask
+		ip, rng, code = rcNorm(in, ip, rng, code)
+		rng, code, b = rcBit(&d.isMatch[(state<<4|uint32(posState))&255], rng, code)
+		if b == 0 {
+			// Literal.
+			var prev uint32
+			if pos > 0 {
+				prev = uint32(buf[pos-1])
+			} else if wrapped {
+				prev = uint32(buf[:phys][phys-1])
+			}
+			off := literalCoders * (((pos & lpMask) << lc) + int(prev>>(8-lc)))
+			probs := lit[off : off+literalCoders]
+			sym := uint32(1)
+			if state < 7 {
+				for sym < 0x100 {
+					ip, rng, code = rcNorm(in, ip, rng, code)
+					rng, code, b = rcBit(&probs[sym], rng, code)
+					sym = sym<<1 | b
+				}
+			} else {
+				src := pos - int(rep0) - 1
+				if src < 0 {
+					src += phys
+				}
+				match := uint32(buf[:phys][src])
+				offs := uint32(0x100)
+				for sym < 0x100 {
+					match <<= 1
+					bit := match & offs
+					ip, rng, code = rcNorm(in, ip, rng, code)
+					rng, code, b = rcBit(&probs[offs+bit+sym], rng, code)
+					sym = sym<<1 | b
+					offs &= ^(bit ^ (0 - b))
+				}
+			}
+			buf[pos] = byte(sym)
+			pos++
+			switch {
+			case state < 4:
+				state = 0
+			case state < 10:
+				state -= 3
+			default:
+				state -= 6
+			}
+			continue
+		}
+		var length int
+		ip, rng, code = rcNorm(in, ip, rng, code)
+		rng, code, b = rcBit(&d.isRep[state&15], rng, code)
+		if b == 0 {
+			// A match with a new distance.
+			ip, rng, code, length = decodeLen(&d.lenDec, posState, in, ip, rng, code)
+			if state < 7 {
+				state = 7
+			} else {
+				state = 10
+			}
+			lenState := min(length, 3)
+			probs := &d.posSlot[lenState&3]
+			slot := uint32(1)
+			for i := 0; i < 6; i++ {
+				ip, rng, code = rcNorm(in, ip, rng, code)
+				rng, code, b = rcBit(&probs[slot&63], rng, code)
+				slot = slot<<1 | b
+			}
+			slot -= 64
+			dist := slot
+			if slot >= 4 {
+				direct := slot>>1 - 1
+				dist = (2 | slot&1) << direct
+				if slot < endPosModel {
+					// Reverse bit tree in posSpecial[dist-slot:].
+					sp := d.posSpecial[(dist-slot)&127:]
+					m := uint32(1)
+					for i := uint32(0); i < direct; i++ {
+						ip, rng, code = rcNorm(in, ip, rng, code)
+						rng, code, b = rcBit(&sp[m&127], rng, code)
+						m = m<<1 | b
+						dist |= b << i
+					}
+				} else {
+					for i := direct - alignBits; i > 0; i-- {
+						ip, rng, code = rcNorm(in, ip, rng, code)
+						rng >>= 1
+						code -= rng
+						t := 0 - (code >> 31)
+						code += rng & t
+						dist += (t + 1) << (i - 1 + alignBits)
+					}
+					m := uint32(1)
+					for i := uint32(0); i < alignBits; i++ {
+						ip, rng, code = rcNorm(in, ip, rng, code)
+						rng, code, b = rcBit(&d.align[m&15], rng, code)
+						m = m<<1 | b
+						dist |= b << i
+					}
+					if dist == endMarkerDist {
+						d.end = true
+						break
+					}
+				}
+			}
+			rep3, rep2, rep1, rep0 = rep2, rep1, rep0, dist
+		} else {
+			ip, rng, code = rcNorm(in, ip, rng, code)
+			rng, code, b = rcBit(&d.isRepG0[state&15], rng, code)
+			if b == 0 {
+				ip, rng, code = rcNorm(in, ip, rng, code)
+				rng, code, b = rcBit(&d.isRep0Long[(state<<4|uint32(posState))&255], rng, code)
+				if b == 0 {
+					// Short rep: one byte at distance rep0.
+					if int(rep0) >= pos && (!wrapped || int(rep0) >= phys) {
+						err = corruptError("distance beyond the dictionary")
+						break
+					}
+					src := pos - int(rep0) - 1
+					if src < 0 {
+						src += phys
+					}
+					buf[pos] = buf[:phys][src]
+					pos++
+					if state < 7 {
+						state = 9
+					} else {
+						state = 11
+					}
+					continue
+				}
+			} else {
+				var dist uint32
+				ip, rng, code = rcNorm(in, ip, rng, code)
+				rng, code, b = rcBit(&d.isRepG1[state&15], rng, code)
+				if b == 0 {
+					dist = rep1
+				} else {
+					ip, rng, code = rcNorm(in, ip, rng, code)
+					rng, code, b = rcBit(&d.isRepG2[state&15], rng, code)
+					if b == 0 {
+						dist = rep2
+					} else {
+						dist = rep3
+						rep3 = rep2
+					}
+					rep2 = rep1
+				}
+				rep1 = rep0
+				rep0 = dist
+			}
+			ip, rng, code, length = decodeLen(&d.repLenDec, posState, in, ip, rng, code)
+			if state < 7 {
+				state = 8
+			} else {
+				state = 11
+			}
+		}
+		if int(rep0) >= pos && (!wrapped || int(rep0) >= phys) {
+			err = corruptError("distance beyond the dictionary")
+			break
+		}
+		length += matchMinLen
+		n := min(length, limit-pos)
+		pos = copyMatch(buf[:phys], pos, int(rep0)+1, n)
+		d.pending = length - n
+	}
+	d.rng, d.code = rng, code
+	d.state = state
+	d.rep0, d.rep1, d.rep2, d.rep3 = rep0, rep1, rep2, rep3
+	return ip, pos, err
+}
+
+// copyMatch copies n bytes from dist bytes back to buf[pos:] (n <= the
+// room left, dist checked by the caller) and returns the new position.
+// In a circular window the source may start before position 0 and wrap
+// to the end of buf.
+func copyMatch(buf []byte, pos, dist, n int) int {
+	src := pos - dist
+	if src >= 0 {
+		if dist >= n {
+			copy(buf[pos:pos+n], buf[src:src+n])
+			return pos + n
+		}
+		// Overlapping: the copy repeats the last dist bytes.
+		end := pos + n
+		for pos < end {
+			k := copy(buf[pos:end], buf[src:pos])
+			pos += k
+		}
+		return end
+	}
+	src += len(buf)
+	for i := 0; i < n; i++ {
+		buf[pos] = buf[src]
+		pos++
+		src++
+		if src == len(buf) {
+			src = 0
+		}
+	}
+	return pos
+}
