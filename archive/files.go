@@ -3,10 +3,8 @@ package archive
 import (
 	"bufio"
 	"compress/bzip2"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -16,9 +14,8 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
-	"github.com/ulikunitz/xz"
-	"github.com/ulikunitz/xz/lzma"
 
+	"github.com/pcpkit/pcpkit/archive/internal/xz"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -170,9 +167,9 @@ func openStream(path string) (io.ReadCloser, error) {
 		// Buffered: the .meta and .index decoders read small pieces.
 		return &stackedCloser{Reader: br, closers: []io.Closer{f}}, nil
 	case ".xz":
-		r, err = xz.NewReader(br)
+		r = xz.NewReader(br)
 	case ".lzma":
-		r, err = lzma.NewReader(br)
+		r, err = xz.NewLZMAReader(br)
 	case ".bz2", ".bz":
 		r = bzip2.NewReader(br)
 	case ".gz", ".Z", ".z":
@@ -225,17 +222,28 @@ type volumeData interface {
 }
 
 // openData opens the file path of an archive for random access to its
-// decompressed bytes: the file itself, or, for a compressed file, an
-// unlinked temporary file holding its decompressed bytes (written in a
-// stream, never held in memory).
+// decompressed bytes: the file itself; for an xz file with blocks of a
+// size that can be held, the blocks a read needs, found through the xz
+// index (as libpcp reads the volumes pmlogger_daily compresses with
+// --block-size); for any other compressed file, an unlinked temporary
+// file holding its decompressed bytes (written in a stream, never held
+// in memory). Each file is opened once.
 func openData(path string) (volumeData, error) {
-	if !isCompressed(path) {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		return plainFile{f}, nil
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
 	}
+	_, suf := splitCompress(path)
+	switch suf {
+	case "":
+		return plainFile{f}, nil
+	case ".xz":
+		if d, err := openXZ(f); err == nil {
+			return d, nil
+		}
+		// No usable index, or a block too large to hold: as a stream.
+	}
+	f.Close()
 	src, err := openStream(path)
 	if err != nil {
 		return nil, err
@@ -270,5 +278,61 @@ func (p plainFile) Size() (int64, error) {
 func (plainFile) Release()       {}
 func (p plainFile) Close() error { return p.f.Close() }
 
-// isNotExist reports whether err means a file was missing.
-func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
+// xzData is an xz file read by its blocks (xz.File). Release drops the
+// decoded blocks: the next read takes up the index again.
+type xzData struct {
+	f        *os.File
+	compSize int64
+	size     int64
+	x        *xz.File // nil after Release
+}
+
+func openXZ(f *os.File) (*xzData, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	d := &xzData{f: f, compSize: st.Size()}
+	if err := d.open(); err != nil {
+		return nil, err
+	}
+	d.size = d.x.Size()
+	return d, nil
+}
+
+func (d *xzData) open() error {
+	x, err := xz.NewFile(d.f, d.compSize, xz.Options{})
+	if err != nil {
+		return fmt.Errorf("%s: %w", d.f.Name(), err)
+	}
+	d.x = x
+	return nil
+}
+
+func (d *xzData) ReadAt(b []byte, off int64) (int, error) {
+	if d.x == nil {
+		if err := d.open(); err != nil {
+			return 0, err
+		}
+	}
+	n, err := d.x.ReadAt(b, off)
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("%s: %w", d.f.Name(), err)
+	}
+	return n, err
+}
+
+func (d *xzData) Size() (int64, error) { return d.size, nil }
+
+func (d *xzData) Release() {
+	if d.x != nil {
+		d.x.Close()
+		d.x = nil
+	}
+}
+
+func (d *xzData) Close() error {
+	d.Release()
+	return d.f.Close()
+}
+

@@ -1,8 +1,6 @@
 package archive
 
 import (
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -30,11 +28,10 @@ import (
 //     of the first archive opened (in a directory, the first one listed)
 //     plus the later archives' leaves directly under its nodes: PCP 6.0.3
 //     finds no other name that only a later archive has (see merge).
-//   - Reading forwards (SetCursor) goes through the archives in time
-//     order and returns a virtual <mark> between two archives, stamped
-//     1 ms after the end of the earlier one. SetCursor keeps libpcp's
-//     reader state and positions as libpcp does, so that windows in
-//     damaged or overlapping archives give the real tools' results.
+//
+// Reading a set as libpcp reads it (one archive after another in time
+// order, with a virtual <mark> between two archives) is package replay's
+// (replay.Context).
 //
 // A Set of one archive is that archive, with its own Meta.
 type Set struct {
@@ -116,6 +113,13 @@ func OpenSet(name string) (*Set, error) {
 		s.meta.sortInDoms()
 	}
 	return s, nil
+}
+
+// NewSet returns the set of one archive, a, opened by the name name: what
+// OpenSet(name) returns for the name of one archive. Closing the set
+// closes a.
+func NewSet(a *Archive, name string) *Set {
+	return &Set{archives: []*Archive{a}, names: []string{name}, meta: a.Meta()}
 }
 
 // checkData refuses, as libpcp's archive open does, an archive whose
@@ -288,282 +292,4 @@ func (s *Set) Meta() *Meta { return s.meta }
 // reports it for a multi-archive context.
 func (s *Set) End() (pmapi.Timestamp, error) {
 	return s.archives[len(s.archives)-1].End()
-}
-
-// NewCursor returns a cursor at the start of the first archive, as a new
-// archive context is: the origin is the first archive's start.
-func (s *Set) NewCursor() *SetCursor {
-	c := &SetCursor{s: s}
-	c.changeArchive(0)
-	c.origin = s.archives[0].Label().Start
-	return c
-}
-
-// Directions of reading, for the virtual marks.
-const (
-	dirNone = iota
-	dirForw
-	dirBack
-)
-
-// SetCursor reads the records of a Set forwards as libpcp's
-// pmFetchArchive does after pmSetMode(PM_MODE_FORW): one archive after
-// the other, with a virtual <mark> between two archives, stamped 1 ms
-// after the end of the earlier one. It keeps libpcp's reader state (the
-// current archive and position, the origin, whether reads are serial,
-// whether the mark at a boundary was given) and moves it as libpcp does,
-// quirks included, so that positioning in damaged or overlapping
-// archives gives the real tools' results. Like Cursor, the records it
-// returns stay valid until the next call.
-type SetCursor struct {
-	s        *Set
-	ai       int     // current archive
-	cur      *Cursor // in archive ai
-	origin   pmapi.Timestamp
-	serial   bool // reads follow on; otherwise the next Next positions first
-	markDone int  // the virtual mark at this boundary was given, reading this way
-	mark     Record
-}
-
-// ArchiveIndex is the archive the cursor is in.
-func (c *SetCursor) ArchiveIndex() int { return c.ai }
-
-// changeArchive makes archive i current, positioned at its start; the
-// mark of a boundary is due again.
-func (c *SetCursor) changeArchive(i int) {
-	c.ai = i
-	c.cur = c.s.archives[i].NewCursor()
-	c.markDone = dirNone
-}
-
-// SeekTime sets the origin to t, as pmSetMode(PM_MODE_FORW) does: the
-// next Next returns the first record (virtual marks included) at or after
-// t, reading from where the temporal index points (see setTime), and
-// every later Next a record no earlier than the one before.
-func (c *SetCursor) SeekTime(t pmapi.Timestamp) error {
-	c.origin = t
-	c.serial = false
-	c.setTime()
-	return nil
-}
-
-// ForgetOrigin models what pmGetArchiveLabel does to a multi-archive
-// context that is not in its first archive: libpcp switches to the first
-// archive to read its label and back again, which sets the origin to the
-// start of the current archive (the position is restored). The records
-// between that start and the origin of SeekTime are then returned too,
-// and where SeekTime left the positioning to the first read, that read
-// positions for the new origin. In the first archive it changes nothing.
-func (c *SetCursor) ForgetOrigin() {
-	if c.ai == 0 {
-		return
-	}
-	c.origin = c.s.archives[c.ai].Label().Start
-}
-
-// Next returns the next record at or after the origin, or io.EOF after
-// the last record of the last archive. Moving on from an archive that
-// ends after the next one starts gives pmapi.ErrLogOverlap (and leaves
-// the cursor at the start of the next one). Damage is reported as
-// Cursor.Next reports it.
-func (c *SetCursor) Next() (*Record, error) {
-	if !c.serial {
-		// Position for the origin, then back up past it.
-		c.setTime()
-		for {
-			r, err := c.readBack()
-			if err != nil || r.Stamp.Compare(c.origin) <= 0 {
-				break
-			}
-		}
-		c.serial = true
-	}
-	for {
-		r, err := c.readForw()
-		if err != nil {
-			return nil, err
-		}
-		if r.Stamp.Before(c.origin) {
-			continue
-		}
-		c.origin = r.Stamp
-		return r, nil
-	}
-}
-
-// readForw reads the next record forwards, across volumes and archives;
-// at the end of an archive it returns the virtual mark once, then moves
-// to the start of the next archive.
-func (c *SetCursor) readForw() (*Record, error) {
-	for {
-		r, err := c.cur.Next()
-		if errors.Is(err, io.EOF) {
-			if c.ai+1 >= len(c.s.archives) {
-				return nil, io.EOF
-			}
-			end, eerr := c.s.archives[c.ai].End()
-			if c.markDone == dirNone {
-				if eerr != nil {
-					return nil, eerr
-				}
-				c.markDone = dirForw
-				c.mark = Record{Vol: -1, Offset: -1, Version: c.s.archives[c.ai].Version(), Stamp: end.Add(1e6)}
-				return &c.mark, nil
-			}
-			c.changeArchive(c.ai + 1)
-			if eerr == nil && c.s.archives[c.ai].Label().Start.Before(end) {
-				return nil, pmapi.ErrLogOverlap
-			}
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		c.markDone = dirNone
-		return r, nil
-	}
-}
-
-// readBack reads the record before the position, across volumes and
-// archives; at the start of an archive it returns the virtual mark (1 ms
-// before the start) once, then moves to the end of the archive before.
-func (c *SetCursor) readBack() (*Record, error) {
-	for {
-		vol, off := c.cur.Position()
-		r, err := c.cur.Prev()
-		if errors.Is(err, io.EOF) {
-			if c.ai == 0 {
-				return nil, io.EOF
-			}
-			start := c.s.archives[c.ai].Label().Start
-			if c.markDone == dirNone {
-				c.markDone = dirBack
-				c.mark = Record{Vol: -1, Offset: -1, Version: c.s.archives[c.ai].Version(), Stamp: start.Add(-1e6)}
-				return &c.mark, nil
-			}
-			c.changeArchive(c.ai - 1)
-			c.cur.SeekEnd()
-			end, eerr := c.s.archives[c.ai].End()
-			if eerr != nil {
-				return nil, eerr
-			}
-			if start.Before(end) {
-				return nil, pmapi.ErrLogOverlap
-			}
-			continue
-		}
-		if err != nil {
-			c.cur.SetPosition(vol, off)
-			return nil, err
-		}
-		c.markDone = dirNone
-		return r, nil
-	}
-}
-
-// setTime positions the cursor for the origin as libpcp's __pmLogSetTime
-// does for reading forwards. It starts in the archive before the first
-// one that starts at or after the origin (the first archive if that is
-// the first, the last if there is none). There the temporal index gives
-// the position: the entry at the origin; else, of the entries either
-// side of it, the one after it when it is nearer (reads are then not
-// serial: the next Next backs up past the origin first), or the one
-// before it, then one record back (index entries mark the end of a
-// record); before the first entry, the first; after the last, the last.
-// An entry beyond the end of the last volume (a truncated archive) is
-// never used, and ends the search; entries in missing volumes are passed
-// over. Without an index, the start of the archive (and reads stay as
-// they were).
-func (c *SetCursor) setTime() {
-	t := c.origin
-	i := 0
-	for ; i < len(c.s.archives); i++ {
-		if c.s.archives[i].Label().Start.Sub(t) >= 0 {
-			break
-		}
-	}
-	if i > 0 {
-		i--
-	}
-	c.changeArchive(i)
-	a := c.s.archives[i]
-	idx := a.index
-	vols := a.files.volumes()
-	if len(idx) == 0 || len(vols) == 0 {
-		return
-	}
-	minVol, maxVol := vols[0], vols[len(vols)-1]
-	maxSize, err := a.VolumeSize(maxVol)
-	if err != nil {
-		maxSize = 0
-	}
-	j, toobig, match := -1, false, false
-	k := 0
-	for ; k < len(idx); k++ {
-		e := idx[k]
-		if int(e.Vol) < minVol {
-			continue
-		}
-		if int(e.Vol) == maxVol && e.DataOff > maxSize {
-			j, toobig = k, true
-			break
-		}
-		if d := e.Stamp.Sub(t); d > 0 {
-			j = k
-			break
-		} else if d == 0 {
-			j, match = k, true
-			break
-		}
-	}
-	if k == len(idx) {
-		j = len(idx)
-	}
-	c.serial = true
-	at := func(k int, forw bool) {
-		if k = a.volSkip(k, forw); k >= 0 {
-			if c.cur.SetPosition(int(idx[k].Vol), idx[k].DataOff) == nil {
-				return
-			}
-		}
-		c.cur.SeekStart()
-	}
-	switch {
-	case match:
-		at(j, true)
-	case j < 1:
-		at(0, true)
-	case j == len(idx):
-		at(len(idx)-1, false)
-	default:
-		hi := idx[j].Stamp.Sub(t)
-		lo := t.Sub(idx[j-1].Stamp)
-		if hi <= lo && !toobig {
-			at(j, true)
-			c.serial = false
-			return
-		}
-		at(j-1, true)
-		c.readBack() // back up one record; a failure leaves the position
-	}
-}
-
-// volSkip returns the first index entry from k on (forwards) or back
-// (not forw) whose volume exists, or -1.
-func (a *Archive) volSkip(k int, forw bool) int {
-	idx := a.index
-	for k >= 0 && k < len(idx) {
-		if _, ok := a.files.vols[int(idx[k].Vol)]; ok {
-			return k
-		}
-		v := idx[k].Vol
-		for k >= 0 && k < len(idx) && idx[k].Vol == v {
-			if forw {
-				k++
-			} else {
-				k--
-			}
-		}
-	}
-	return -1
 }

@@ -2,7 +2,6 @@ package archive
 
 import (
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,44 +29,6 @@ func openSetT(t *testing.T, name string) *Set {
 	return s
 }
 
-// readAll reads a cursor to the end, checking that stamps never go back.
-func readSet(t *testing.T, c *SetCursor) (recs, marks []pmapi.Timestamp) {
-	t.Helper()
-	var last pmapi.Timestamp
-	for {
-		r, err := c.Next()
-		if errors.Is(err, io.EOF) {
-			return
-		}
-		if err != nil {
-			t.Fatalf("Next: %v", err)
-		}
-		if r.Stamp.Before(last) {
-			t.Fatalf("record at %v after one at %v", r.Stamp, last)
-		}
-		last = r.Stamp
-		if r.IsMark() {
-			marks = append(marks, r.Stamp)
-		} else {
-			recs = append(recs, r.Stamp)
-		}
-	}
-}
-
-func countSetRecords(t *testing.T, a *Archive) (n int) {
-	t.Helper()
-	c := a.NewCursor()
-	for {
-		r, err := c.Next()
-		if err != nil {
-			return n
-		}
-		if !r.IsMark() {
-			n++
-		}
-	}
-}
-
 func TestOpenSetSingle(t *testing.T) {
 	t.Chdir(setDir(t))
 	s := openSetT(t, "pmcd-v3")
@@ -81,10 +42,6 @@ func TestOpenSetSingle(t *testing.T) {
 	want, _ := s.Archive(0).End()
 	if err != nil || end != want {
 		t.Errorf("End = %v, %v; want %v", end, err, want)
-	}
-	recs, marks := readSet(t, s.NewCursor())
-	if len(marks) != 0 || len(recs) != countSetRecords(t, s.Archive(0)) {
-		t.Errorf("%d records and %d marks, want %d and 0", len(recs), len(marks), countSetRecords(t, s.Archive(0)))
 	}
 }
 
@@ -107,24 +64,6 @@ func TestOpenSetList(t *testing.T) {
 		want, _ := s.Archive(2).End()
 		if end != want {
 			t.Errorf("%s: End %v, want the last archive's %v", name, end, want)
-		}
-		recs, marks := readSet(t, s.NewCursor())
-		n := 0
-		for i := 0; i < 3; i++ {
-			n += countSetRecords(t, s.Archive(i))
-		}
-		if len(recs) != n {
-			t.Errorf("%s: %d records, want %d", name, len(recs), n)
-		}
-		// A virtual mark 1 ms after the end of each archive but the last.
-		if len(marks) != 2 {
-			t.Fatalf("%s: %d marks, want 2", name, len(marks))
-		}
-		for i, m := range marks {
-			end, _ := s.Archive(i).End()
-			if m != end.Add(1e6) {
-				t.Errorf("%s: mark %d at %v, want %v", name, i, m, end.Add(1e6))
-			}
 		}
 	}
 }
@@ -208,84 +147,14 @@ func TestOpenSetErrors(t *testing.T) {
 	}
 }
 
-// TestSetCursorSeekTime checks that positioning returns the first record
-// (or virtual mark) at or after the origin, and never one before it.
-func TestSetCursorSeekTime(t *testing.T) {
-	t.Chdir(setDir(t))
-	s := openSetT(t, "pmcd-v3,pmcd-v2,sample-v3")
-	all, marks := readSet(t, s.NewCursor())
-	stamps := append(append([]pmapi.Timestamp(nil), all...), marks...)
-	for _, at := range stamps {
-		for _, d := range []int64{-1, 0, 1, 500e6} {
-			origin := at.Add(d)
-			c := s.NewCursor()
-			c.SeekTime(origin)
-			r, err := c.Next()
-			var want *pmapi.Timestamp
-			for i := range stamps {
-				if !stamps[i].Before(origin) && (want == nil || stamps[i].Before(*want)) {
-					want = &stamps[i]
-				}
-			}
-			if want == nil {
-				if !errors.Is(err, io.EOF) {
-					t.Errorf("SeekTime(%v): %v, %v; want EOF", origin, r, err)
-				}
-				continue
-			}
-			if err != nil || r.Stamp != *want {
-				t.Errorf("SeekTime(%v): first record %v (%v), want %v", origin, r, err, *want)
-			}
-		}
-	}
-}
-
-// TestSetCursorForgetOrigin checks the effect of pmGetArchiveLabel on a
-// context positioned in a later archive: reading resumes from the index
-// position, before the origin.
-func TestSetCursorForgetOrigin(t *testing.T) {
-	t.Chdir(setDir(t))
-	s := openSetT(t, "pmcd-v3,pmcd-v2,sample-v3")
-	start := s.Archive(1).Label().Start
-	c := s.NewCursor()
-	c.SeekTime(start.Add(5e9))
-	c.ForgetOrigin()
-	r, err := c.Next()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !r.Stamp.Before(start.Add(5e9)) || r.Stamp.Before(start) {
-		t.Errorf("after ForgetOrigin the first record is at %v, want one in [%v, %v)", r.Stamp, start, start.Add(5e9))
-	}
-	// In the first archive it changes nothing.
-	c = s.NewCursor()
-	c.SeekTime(s.Archive(0).Label().Start.Add(3e9))
-	c.ForgetOrigin()
-	r, err = c.Next()
-	if err != nil || r.Stamp.Before(s.Archive(0).Label().Start.Add(3e9)) {
-		t.Errorf("ForgetOrigin in the first archive: %v, %v", r, err)
-	}
-}
-
-// TestSetSharedMulti reads the shared multi-archive directories: the
-// same records in the v2, v3 and xz copies, a virtual mark between
-// archives.
+// TestSetSharedMulti opens the shared multi-archive directories (the
+// v2, v3 and xz copies of four archives); two of them overlap.
 func TestSetSharedMulti(t *testing.T) {
 	dir := testenv.SharedDir(t, "pcp-qa-archives")
-	var first []pmapi.Timestamp
 	for _, d := range []string{"multi", "multi_v3", "multi-xz"} {
 		s := openSetT(t, filepath.Join(dir, d))
 		if s.Len() != 4 {
 			t.Fatalf("%s: %d archives", d, s.Len())
-		}
-		recs, marks := readSet(t, s.NewCursor())
-		if len(marks) != 3 {
-			t.Errorf("%s: %d virtual marks, want 3", d, len(marks))
-		}
-		if first == nil {
-			first = recs
-		} else if len(recs) != len(first) {
-			t.Errorf("%s: %d records, multi has %d", d, len(recs), len(first))
 		}
 	}
 	if _, err := OpenSet(filepath.Join(dir, "multi") + "," + filepath.Join(dir, "multi_v3")); !errors.Is(err, pmapi.ErrLogOverlap) {

@@ -220,8 +220,8 @@ func (r *reader) Reread(h interp.Handle, rec *interp.Record) bool {
 	return true
 }
 
-// close releases the memory the archives hold for reading.
-func (r *reader) close() {
+// release drops the memory the archives hold for reading.
+func (r *reader) release() {
 	for i := 0; i < r.set.Len(); i++ {
 		r.set.Archive(i).Release()
 	}

@@ -87,6 +87,7 @@ type Context struct {
 	mode    Mode
 	origin  pmapi.Timestamp
 	serial  bool
+	placed  placement // what ArchiveLabel's positioning left for the next fetch
 	profile Profile
 	dm      *derived // derived metrics (derived.go), nil without
 }
@@ -113,9 +114,14 @@ func NewContext(s *archive.Set) *Context {
 
 // Close closes the archives.
 func (c *Context) Close() error {
-	c.rd.close()
+	c.rd.release()
 	return c.set.Close()
 }
+
+// Release drops the memory the context holds for reading (the archives'
+// window buffers and decoded blocks); the archives stay open, and the
+// next fetch takes what it needs again.
+func (c *Context) Release() { c.rd.release() }
 
 // Set is the set of archives the context reads.
 func (c *Context) Set() *archive.Set { return c.set }
@@ -163,7 +169,7 @@ func (c *Context) SetProfile(p Profile) {
 func (c *Context) SetMode(m Mode, origin pmapi.Timestamp, delta int64) error {
 	switch m {
 	case Forw, Back:
-		c.mode, c.origin, c.serial = m, origin, false
+		c.mode, c.origin, c.serial, c.placed = m, origin, false, notPlaced
 		c.ip.Reset(origin)
 	case Interp:
 		c.mode = m
@@ -224,10 +230,7 @@ func (c *Context) Fetch(pmids []pmapi.PMID) (*pmapi.Result, error) {
 // FetchArchive returns the next record (Forw) or the one before (Back),
 // <mark>s included, whatever metrics it holds.
 func (c *Context) FetchArchive() (*pmapi.Result, error) {
-	if c.mode == Interp {
-		return nil, pmapi.ErrMode
-	}
-	r, err := c.next(nil, false)
+	r, err := c.FetchRecord()
 	if err != nil {
 		return nil, err
 	}
@@ -238,6 +241,54 @@ func (c *Context) FetchArchive() (*pmapi.Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// FetchRecord is FetchArchive without the copy: the record itself,
+// <mark>s included (the virtual ones between the archives of a set too),
+// decoded in place. It stays valid until the next fetch.
+func (c *Context) FetchRecord() (*archive.Record, error) {
+	if c.mode == Interp {
+		return nil, pmapi.ErrMode
+	}
+	return c.next(nil, false)
+}
+
+// placement is what positioning done ahead of a fetch (ArchiveLabel)
+// left for the next fetch to do.
+type placement int
+
+const (
+	notPlaced    placement = iota // position for the origin
+	placedSerial                  // read on from the position
+	placedAgain                   // position again for the origin, then back up past it
+)
+
+// ArchiveLabel returns the label of the first archive as
+// pmGetArchiveLabel(3) does, with libpcp's effect on a multi-archive
+// context in Forw or Back mode: to read the label libpcp switches to the
+// first archive and back again, which sets the origin to the start of
+// the archive the context is in (where SetMode's positioning put it).
+// The records between that start and the origin SetMode gave are then
+// fetched too; where that positioning left the next fetch to position
+// again, it positions for the new origin. In the first archive it
+// changes nothing.
+func (c *Context) ArchiveLabel() *archive.Label {
+	if c.mode != Interp && c.set.Len() > 1 && !c.serial {
+		if c.placed == notPlaced {
+			// The positioning libpcp's pmSetMode did, done now.
+			c.rd.RestoreOffset()
+			if c.rd.setTimeFetch(c.origin, c.mode == Forw) {
+				c.placed = placedSerial
+			} else {
+				c.placed = placedAgain
+			}
+			c.rd.SaveOffset()
+		}
+		if c.rd.ai != 0 {
+			c.origin = c.set.Archive(c.rd.ai).Label().Start
+		}
+	}
+	return c.set.Label()
 }
 
 // next reads on in the direction of the mode to the next record at or
@@ -257,18 +308,24 @@ func (c *Context) next(pmids []pmapi.PMID, filter bool) (*archive.Record, error)
 		// against the direction until the origin is reached or passed
 		// (damage on the way ends that quietly, as it does for
 		// libpcp).
-		if !c.rd.setTimeFetch(c.origin, forw) {
-			for {
-				r, err := c.rd.readRaw(!forw)
-				if err != nil {
-					break
-				}
-				if cmp := r.Stamp.Compare(c.origin); forw && cmp <= 0 || !forw && cmp >= 0 {
-					break
-				}
+		back := false
+		switch c.placed {
+		case notPlaced:
+			back = !c.rd.setTimeFetch(c.origin, forw)
+		case placedAgain:
+			c.rd.setTimeFetch(c.origin, forw)
+			back = true
+		}
+		for back {
+			r, err := c.rd.readRaw(!forw)
+			if err != nil {
+				break
+			}
+			if cmp := r.Stamp.Compare(c.origin); forw && cmp <= 0 || !forw && cmp >= 0 {
+				break
 			}
 		}
-		c.serial = true
+		c.serial, c.placed = true, notPlaced
 	}
 	for {
 		r, err := c.rd.readRaw(forw)

@@ -36,7 +36,7 @@ func (d *dumper) dumpJSON() int {
 	enc := json.NewEncoder(d.out)
 	var encErr error
 	rc := d.walk(nil, func(r *archive.Record) {
-		if r.IsMark() && d.sel != nil && !d.opt.marks || encErr != nil {
+		if encErr != nil {
 			return
 		}
 		jr := jsonRecord{Timestamp: rfc3339(r.Stamp), Sec: r.Stamp.Sec, Nsec: r.Stamp.Nsec, Mark: r.IsMark()}
@@ -46,9 +46,6 @@ func (d *dumper) dumpJSON() int {
 				continue
 			}
 			jr.Metrics = d.jsonValues(jr.Metrics, r, i)
-		}
-		if d.sel != nil && !r.IsMark() && len(jr.Metrics) == 0 {
-			return
 		}
 		encErr = enc.Encode(&jr)
 	})

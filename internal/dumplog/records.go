@@ -4,12 +4,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
+	"math"
 	"strconv"
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
+	"github.com/pcpkit/pcpkit/replay"
 )
 
 // dumpRecords prints the data records (-m), forwards or in reverse.
@@ -29,49 +30,76 @@ func (d *dumper) dumpRecords() int {
 	return d.walk(first, d.record)
 }
 
-// walk reads the data records in the chosen direction, within the -S/-T
-// window, calling first before the first record and fn for each. A
-// damaged record ends the walk with the real tool's message and status 1,
-// after every good record before it was handled.
+// walk fetches the data records as the real tool does (pmSetMode, then
+// __pmLogFetch until PM_ERR_EOL): forwards from the start of the window
+// (of the archive, without -S and -T), or in reverse from its end, with
+// libpcp's rules (a record stamped before the one before it is passed
+// over, positioning by the temporal index). Records that hold none of
+// the metrics asked for are passed over, and <mark>s too unless -M asks
+// for them; first is called before the first record kept (even one past
+// the window) and fn for each record kept within the window. A damaged
+// record ends the walk with the real tool's message and status 1, after
+// every good record before it was handled.
 func (d *dumper) walk(first func(*archive.Record), fn func(*archive.Record)) int {
-	c := d.a.NewCursor()
-	var err error
-	switch {
-	case d.opt.reverse && d.window:
-		err = c.SeekTime(d.winHi.Add(1))
-	case d.opt.reverse:
-		c.SeekEnd()
-	case d.window:
-		err = c.SeekTime(d.winLo)
-	}
-	for err == nil {
-		var r *archive.Record
-		if d.opt.reverse {
-			r, err = c.Prev()
-		} else {
-			r, err = c.Next()
-		}
+	c := replay.NewContext(archive.NewSet(d.a, d.a.BaseName()))
+	defer c.Release()
+	mode, origin, done := replay.Forw, d.start, pmapi.Timestamp{Sec: math.MaxInt32}
+	if d.opt.reverse {
+		mode, done = replay.Back, pmapi.Timestamp{}
+		end, err := d.a.End()
 		if err != nil {
+			end = pmapi.Timestamp{Sec: math.MaxInt32}
+		}
+		origin = end
+	}
+	if d.window {
+		origin, done = d.winLo, d.winHi
+		if d.opt.reverse {
+			origin, done = d.winHi, d.winLo
+		}
+	}
+	c.SetMode(mode, origin, 0)
+	var err error
+	for {
+		var r *archive.Record
+		if r, err = c.FetchRecord(); err != nil {
 			break
+		}
+		if !d.wanted(r) {
+			continue
 		}
 		if first != nil {
 			first(r)
 			first = nil
 		}
-		if d.window && (r.Stamp.Before(d.winLo) || d.winHi.Before(r.Stamp)) {
-			if d.opt.reverse == r.Stamp.Before(d.winLo) {
-				return 0 // past the window in the direction of travel
-			}
-			continue
+		if cmp := r.Stamp.Compare(done); mode == replay.Forw && cmp > 0 || mode == replay.Back && cmp < 0 {
+			return 0
 		}
 		fn(r)
 	}
-	if errors.Is(err, io.EOF) {
+	if errors.Is(err, pmapi.ErrEOL) {
 		return 0
 	}
 	d.out.Flush()
 	fmt.Fprintf(d.errw, "pmdumplog: pmFetch: %s\n", archive.ErrText(err))
 	return 1
+}
+
+// wanted reports whether r holds one of the metrics asked for (every
+// record is wanted when none were), or is a <mark> and -M asks for them.
+func (d *dumper) wanted(r *archive.Record) bool {
+	if d.sel == nil {
+		return true
+	}
+	if r.IsMark() {
+		return d.opt.marks
+	}
+	for i := 0; i < r.NumPMID(); i++ {
+		if d.sel[r.PMID(i)] {
+			return true
+		}
+	}
+	return false
 }
 
 // recordSize is the size pmdumplog reports with -s: computed from the
@@ -102,9 +130,6 @@ func (d *dumper) recordSize(r *archive.Record) int {
 func (d *dumper) record(r *archive.Record) {
 	b := d.buf
 	if r.IsMark() {
-		if d.sel != nil && !d.opt.marks {
-			return
-		}
 		b = append(b, '\n')
 		if d.opt.sizes {
 			b = fmt.Appendf(b, "[%d bytes]\n", d.recordSize(r))

@@ -68,7 +68,7 @@ func BenchmarkAverage(b *testing.B) {
 	}
 	defer set.Close()
 	var recs []rec
-	c := set.NewCursor()
+	c := set.Archive(0).NewCursor()
 	values := 0
 	for len(recs) < 100 {
 		r, err := c.Next()

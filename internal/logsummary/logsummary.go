@@ -30,6 +30,7 @@ import (
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/pmns"
+	"github.com/pcpkit/pcpkit/replay"
 )
 
 // Version is the version the real tool reports.
@@ -471,25 +472,26 @@ func isFatal(err error) bool {
 // nil at the end of the window or of the archive(s), and the read error
 // otherwise. label says the label was printed (-l) after positioning,
 // which in a multi-archive context loses the origin (see
-// archive.SetCursor.ForgetOrigin).
+// replay.Context.ArchiveLabel).
 //
 // With s.pipeline set, reading and decoding run in a goroutine of their
 // own, a batch of records ahead of fn (see readAhead).
 func (s *summary) pass(fn func(*rec) error, label bool) error {
-	c := s.set.NewCursor()
-	if err := c.SeekTime(pmapi.Timestamp{Sec: s.winStart.sec, Nsec: int32(s.winStart.usec * 1000)}); err != nil {
+	c := replay.NewContext(s.set)
+	defer c.Release()
+	if err := c.SetMode(replay.Forw, pmapi.Timestamp{Sec: s.winStart.sec, Nsec: int32(s.winStart.usec * 1000)}, 0); err != nil {
 		return err
 	}
 	if label {
-		c.ForgetOrigin()
+		c.ArchiveLabel()
 	}
 	if s.pipeline {
 		return s.readAhead(c, fn)
 	}
 	rr := new(rec) // one for the pass: fn's argument escapes
 	for {
-		r, err := c.Next()
-		if errors.Is(err, io.EOF) {
+		r, err := c.FetchRecord()
+		if errors.Is(err, pmapi.ErrEOL) {
 			return nil
 		}
 		if err != nil {
@@ -533,7 +535,7 @@ func usePipeline() bool {
 // readAhead is pass with the reading in a goroutine: it copies the records
 // in batches and hands them over, while fn works on the previous ones. fn
 // sees the same records in the same order, and the pass ends the same way.
-func (s *summary) readAhead(c *archive.SetCursor, fn func(*rec) error) error {
+func (s *summary) readAhead(c *replay.Context, fn func(*rec) error) error {
 	size := batchBytes
 	full := make(chan *batch, 2)
 	free := make(chan *batch, 4)
@@ -559,9 +561,9 @@ func (s *summary) readAhead(c *archive.SetCursor, fn func(*rec) error) error {
 			return true
 		}
 		for {
-			r, err := c.Next()
+			r, err := c.FetchRecord()
 			if err != nil || !s.winEnd.notBefore(tvOf(r.Stamp)) {
-				if err != nil && !errors.Is(err, io.EOF) {
+				if err != nil && !errors.Is(err, pmapi.ErrEOL) {
 					b.err = err
 				}
 				b.done = true
