@@ -335,4 +335,3 @@ func (d *xzData) Close() error {
 	d.Release()
 	return d.f.Close()
 }
-
