@@ -339,7 +339,7 @@ func (w *Writer) prepareFile(path string, vol int, first ...byte) (*newFile, err
 		// archive too; report it on the archive's own name.
 		return nil, &os.PathError{Op: "create", Path: path, Err: unwrapPathErr(err)}
 	}
-	if _, err := f.Write(lab); err == nil && w.opts.SyncEveryRecord {
+	if _, err = f.Write(lab); err == nil && w.opts.SyncEveryRecord {
 		err = f.Sync()
 	}
 	if err != nil {
