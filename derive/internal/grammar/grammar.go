@@ -8,6 +8,12 @@
 // (parser.go runs them) and, for an error rule, the phrase and argument of
 // the message it reports; each token names the constant derive's lexer
 // returns for it.
+//
+// To change the language: a new token is a tok constant in derive's
+// lexer.go and a token here; a new rule names a semantic action constant
+// of derive's grammar.go (a new one is handled in parser.go's act). Then
+// `go generate ./derive/` rewrites the tables, and derive's
+// TestTablesUpToDate fails until it has been run.
 package grammar
 
 import (
