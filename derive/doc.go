@@ -12,11 +12,12 @@
 // sum, rate and instant take a metric name), and DialectCurrent, the
 // language of the PCP 6.3.8 manual page (those functions take expressions;
 // novalue() and mkconst(..., meta=...) exist). The parser is libpcp's
-// grammar run by an LALR(1) parser built as GNU Bison builds it, with
-// Bison's default reductions and error recovery, and a lexer that reads
-// the expression character by character as libpcp's does: so a syntax
-// error is reported at the offset libpcp reports (the value
-// pmRegisterDerived returns) with the message pmDerivedErrStr gives. Two
+// grammar run by LALR(1) tables built as GNU Bison builds them (at
+// development time, by go generate), with Bison's default reductions and
+// error recovery, and a lexer that reads the expression character by
+// character as libpcp's does: so a syntax error is reported at the offset
+// libpcp reports (the value pmRegisterDerived returns) with the message
+// pmDerivedErrStr gives. Two
 // pieces of libpcp's behaviour that follow from this:
 //
 //   - "!" binds more loosely than the relational and arithmetic operators

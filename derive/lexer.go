@@ -2,7 +2,8 @@ package derive
 
 import "strings"
 
-// tok is a lexical token type.
+// tok is a lexical token type. derive/internal/grammar gives the
+// grammar's terminal (libpcp's L_ name) for each.
 type tok int
 
 const (
@@ -55,21 +56,6 @@ const (
 	tPattern
 	numToks
 )
-
-// tokNames are the grammar's terminal names (the L_ names of libpcp).
-var tokNames = [numToks]string{
-	tUndef: "L_UNDEF", tError: "L_ERROR", tEOS: "L_EOS", tPlus: "L_PLUS", tMinus: "L_MINUS",
-	tStar: "L_STAR", tSlash: "L_SLASH", tQuest: "L_QUEST", tColon: "L_COLON",
-	tLParen: "L_LPAREN", tRParen: "L_RPAREN", tAvg: "L_AVG", tCount: "L_COUNT",
-	tDelta: "L_DELTA", tMax: "L_MAX", tMin: "L_MIN", tSum: "L_SUM", tAnon: "L_ANON",
-	tRate: "L_RATE", tInstant: "L_INSTANT", tLT: "L_LT", tLEQ: "L_LEQ", tEQ: "L_EQ",
-	tGEQ: "L_GEQ", tGT: "L_GT", tNEQ: "L_NEQ", tAnd: "L_AND", tOr: "L_OR", tNot: "L_NOT",
-	tMkconst: "L_MKCONST", tRescale: "L_RESCALE", tDefined: "L_DEFINED",
-	tMatchinst: "L_MATCHINST", tScalar: "L_SCALAR", tNovalue: "L_NOVALUE",
-	tType: "L_TYPE", tSemantics: "L_SEMANTICS", tUnits: "L_UNITS", tMeta: "L_META",
-	tAssign: "L_ASSIGN", tComma: "L_COMMA", tInteger: "L_INTEGER", tDouble: "L_DOUBLE",
-	tName: "L_NAME", tString: "L_STRING", tInstname: "L_INSTNAME", tPattern: "L_PATTERN",
-}
 
 // Messages the lexer sets.
 const (

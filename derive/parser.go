@@ -56,7 +56,7 @@ type yval struct {
 }
 
 type parser struct {
-	lg          *langGrammar
+	t           *parseTables
 	lx          *lexer
 	errmsg      string
 	dialect     Dialect
@@ -88,9 +88,9 @@ const (
 const maxSteps = 1 << 22
 
 func parse(expr string, d Dialect, inMatchinst *bool) (*Node, error) {
-	p := &parser{lg: getGrammar(d), dialect: d, inMatchinst: inMatchinst}
+	p := &parser{t: tablesOf(d), dialect: d, inMatchinst: inMatchinst}
 	p.lx = newLexer(expr, d, inMatchinst, &p.errmsg)
-	t := p.lg.t
+	t := p.t
 	states := []int{0}
 	vals := []yval{{}}
 	errstatus := 0
@@ -122,9 +122,8 @@ func parse(expr string, d Dialect, inMatchinst *bool) (*Node, error) {
 		case stErrlab1:
 			errstatus = 3
 			for {
-				st := t.states[states[len(states)-1]]
-				if st.shiftsError >= 0 {
-					states = append(states, st.shiftsError)
+				if to := t.states[states[len(states)-1]].errShift; to != 0 {
+					states = append(states, int(to))
 					vals = append(vals, yval{pos: p.lx.lexicon})
 					break
 				}
@@ -137,39 +136,34 @@ func parse(expr string, d Dialect, inMatchinst *bool) (*Node, error) {
 			mode = stNew
 			continue
 		}
-		st := t.states[states[len(states)-1]]
-		rule := -1
-		if st.readsLookahead {
+		st := &t.states[states[len(states)-1]]
+		rule := 0
+		if st.lookahead {
 			if la < 0 {
 				readLA()
 			}
-			sym := symID(-1)
-			if p.lg.hasTk[la] {
-				sym = p.lg.tsym[la]
-			}
-			if a, ok := st.action[sym]; ok {
-				if a >= 0 {
-					if errstatus > 0 {
-						errstatus--
-					}
-					states = append(states, a)
-					vals = append(vals, laVal)
-					la = -1
-					continue
+			if a := st.action[la]; a > 0 {
+				if errstatus > 0 {
+					errstatus--
 				}
-				rule = -a - 1
+				states = append(states, int(a))
+				vals = append(vals, laVal)
+				la = -1
+				continue
+			} else if a < 0 {
+				rule = int(-a)
 			}
 		}
-		if rule < 0 {
-			rule = st.defRed
-			if rule < 0 {
+		if rule == 0 {
+			rule = int(st.reduce)
+			if rule == 0 {
 				mode = stErrlab
 				continue
 			}
 		}
 		// reduce
-		r := t.g.rules[rule]
-		n := len(r.rhs)
+		r := &t.rules[rule]
+		n := int(r.size)
 		rhs := vals[len(vals)-n:]
 		var res yval
 		if n > 0 {
@@ -177,7 +171,7 @@ func parse(expr string, d Dialect, inMatchinst *bool) (*Node, error) {
 		} else {
 			res = yval{pos: p.lx.lexicon}
 		}
-		switch p.act(rule, r.action, rhs, &res) {
+		switch p.act(r, rhs, &res) {
 		case actAccept:
 			return res.node, nil
 		case actAbort:
@@ -190,8 +184,7 @@ func parse(expr string, d Dialect, inMatchinst *bool) (*Node, error) {
 		}
 		states = states[:len(states)-n]
 		vals = vals[:len(vals)-n]
-		top := t.states[states[len(states)-1]]
-		states = append(states, top.trans[r.lhs])
+		states = append(states, int(t.states[states[len(states)-1]].gotos[r.lhs]))
 		vals = append(vals, res)
 	}
 	p.errmsg = "parser step limit exceeded"
@@ -209,20 +202,20 @@ var funcOps = map[tok]Op{
 	tSum: OpSum, tRate: OpRate, tInstant: OpInstant, tDefined: OpDefined,
 }
 
-func (p *parser) act(rule, action int, rhs []yval, res *yval) int {
-	info := p.lg.info[rule]
+func (p *parser) act(r *parseRule, rhs []yval, res *yval) int {
+	action := r.action
 	switch action {
 	case aDefault:
 	case aAccept:
 		return actAccept
 	case aUnexpected:
-		p.gramerr("Unexpected", info.after, true)
+		p.gramerr("Unexpected", r.after, true)
 		return actError
 	case aInitial:
-		p.gramerr("Unexpected initial", info.after, true)
+		p.gramerr("Unexpected initial", r.after, true)
 		return actError
 	case aFollow:
-		p.gramerr(info.what, info.after, false)
+		p.gramerr(r.what, r.after, false)
 		return actError
 	case aParen:
 		res.node = rhs[1].node
