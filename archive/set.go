@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -85,7 +86,7 @@ func OpenSet(name string) (*Set, error) {
 		// Insert in start order.
 		i, dup := 0, false
 		for ; i < len(s.archives); i++ {
-			d := a.Label().Start.Sub(s.archives[i].Label().Start)
+			d := pcptime.Sub(a.Label().Start, s.archives[i].Label().Start)
 			if d < 0 {
 				break
 			}
@@ -478,7 +479,7 @@ func (c *SetCursor) setTime() {
 	t := c.origin
 	i := 0
 	for ; i < len(c.s.archives); i++ {
-		if c.s.archives[i].Label().Start.Sub(t) >= 0 {
+		if pcptime.Sub(c.s.archives[i].Label().Start, t) >= 0 {
 			break
 		}
 	}
@@ -508,7 +509,7 @@ func (c *SetCursor) setTime() {
 			j, toobig = k, true
 			break
 		}
-		if d := e.Stamp.Sub(t); d > 0 {
+		if d := pcptime.Sub(e.Stamp, t); d > 0 {
 			j = k
 			break
 		} else if d == 0 {
@@ -536,8 +537,8 @@ func (c *SetCursor) setTime() {
 	case j == len(idx):
 		at(len(idx)-1, false)
 	default:
-		hi := idx[j].Stamp.Sub(t)
-		lo := t.Sub(idx[j-1].Stamp)
+		hi := pcptime.Sub(idx[j].Stamp, t)
+		lo := pcptime.Sub(t, idx[j-1].Stamp)
 		if hi <= lo && !toobig {
 			at(j, true)
 			c.serial = false

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/interp"
+	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -488,7 +489,7 @@ func (r *reader) place(t pmapi.Timestamp, forw bool) (exact, indexed bool) {
 			j, toobig = k, true
 			break
 		}
-		if d := interp.Sub(e.Stamp, t); d > 0 {
+		if d := pcptime.Sub(e.Stamp, t); d > 0 {
 			j = k
 			break
 		} else if d == 0 {
@@ -519,8 +520,8 @@ func (r *reader) place(t pmapi.Timestamp, forw bool) (exact, indexed bool) {
 		at(len(idx)-1, false)
 		return forw, true
 	}
-	hi := interp.Sub(idx[j].Stamp, t)
-	lo := interp.Sub(t, idx[j-1].Stamp)
+	hi := pcptime.Sub(idx[j].Stamp, t)
+	lo := pcptime.Sub(t, idx[j-1].Stamp)
 	if hi <= lo && !toobig {
 		at(j, true)
 		return !forw, true
