@@ -17,6 +17,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/pcpkit/pcpkit/internal/testenv"
+	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -774,7 +775,7 @@ func checkSeekTime(t *testing.T, a *Archive) {
 		add(s, s.Add(-1), s.Add(1), s.Add(-1000), s.Add(1000))
 		if i+1 < n {
 			// half way to the next record
-			add(s.Add(int64(recs[i+1].stamp.Sub(s) * 1e9 / 2)))
+			add(s.Add(int64(pcptime.Sub(recs[i+1].stamp, s) * 1e9 / 2)))
 		}
 	}
 	add(recs[n-1].stamp, recs[n-1].stamp.Add(1), recs[n-1].stamp.Add(3600e9), pmapi.Timestamp{Sec: 1 << 40})

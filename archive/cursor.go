@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -219,7 +220,7 @@ func (c *Cursor) SeekTime(t pmapi.Timestamp) error {
 		if k < 0 || k >= len(idx) || !c.usable(idx[k]) {
 			continue
 		}
-		dist := math.Abs(idx[k].Stamp.Sub(t))
+		dist := math.Abs(pcptime.Sub(idx[k].Stamp, t))
 		if best < 0 || dist < bestDist {
 			best, bestDist = k, dist
 		}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -82,7 +83,7 @@ func OpenSet(name string) (*Set, error) {
 		// Insert in start order.
 		i, dup := 0, false
 		for ; i < len(s.archives); i++ {
-			d := a.Label().Start.Sub(s.archives[i].Label().Start)
+			d := pcptime.Sub(a.Label().Start, s.archives[i].Label().Start)
 			if d < 0 {
 				break
 			}

@@ -76,7 +76,6 @@ type Evaluator struct {
 
 	out pmapi.Result
 	now pmapi.Timestamp
-	sub ldSub
 }
 
 // planEntry is what Postfetch does for one requested PMID: evaluate the

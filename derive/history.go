@@ -1,6 +1,7 @@
 package derive
 
 import (
+	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -47,9 +48,9 @@ func (e *Evaluator) evalHistory(n *enode) {
 	var dt float64
 	if n.op == OpRate {
 		if reverse {
-			dt = e.sub.sub(n.lastStamp, n.stamp)
+			dt = pcptime.SubBorrow(n.lastStamp, n.stamp)
 		} else {
-			dt = e.sub.sub(n.stamp, n.lastStamp)
+			dt = pcptime.SubBorrow(n.stamp, n.lastStamp)
 		}
 		if n.timeScale < 0 {
 			n.timeScale = rateTimeScale(c.b.Desc.Units)

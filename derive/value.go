@@ -3,7 +3,6 @@ package derive
 import (
 	"encoding/binary"
 	"math"
-	"math/big"
 
 	"github.com/pcpkit/pcpkit/pmapi"
 )
@@ -262,45 +261,4 @@ func blockSize(v *ival, t pmapi.Type) int {
 		return 0
 	}
 	return len(v.ref.Block)
-}
-
-// ldSub computes timestamp differences in seconds as libpcp does
-// (__pmTimestampSub): the seconds (less one when the nanoseconds would be
-// negative) plus the nanoseconds divided by 1e9, both
-// steps in the x87 80-bit long double (64-bit significand, rounding to
-// nearest even), the sum then rounded to a double. It keeps its numbers
-// between calls so that it allocates nothing after the first.
-type ldSub struct {
-	q, s, billion big.Float
-	init          bool
-}
-
-func (l *ldSub) sub(a, b pmapi.Timestamp) float64 {
-	ds := a.Sec - b.Sec
-	dn := int64(a.Nsec) - int64(b.Nsec)
-	if dn < 0 {
-		// libpcp borrows a second, so that the nanoseconds it divides
-		// are never negative (this shows in the last bits of backwards
-		// differences: -1 + 0.999818 is not -0.000182 in long double)
-		dn += 1e9
-		ds--
-	}
-	if dn == 0 {
-		return float64(ds)
-	}
-	if dn%1e9 == 0 {
-		return float64(ds + dn/1e9)
-	}
-	if !l.init {
-		l.q.SetPrec(64).SetMode(big.ToNearestEven)
-		l.s.SetPrec(64).SetMode(big.ToNearestEven)
-		l.billion.SetPrec(64).SetInt64(1e9)
-		l.init = true
-	}
-	l.q.SetInt64(dn)
-	l.q.Quo(&l.q, &l.billion)
-	l.s.SetInt64(ds)
-	l.s.Add(&l.s, &l.q)
-	f, _ := l.s.Float64()
-	return f
 }

@@ -47,6 +47,7 @@ import (
 	"slices"
 
 	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -161,7 +162,6 @@ type metric struct {
 type Interp struct {
 	src     Source
 	start   pmapi.Timestamp
-	sub     *subber
 	origin  pmapi.Timestamp
 	delta   int64 // nanoseconds; its sign is the direction
 	serial  bool
@@ -195,7 +195,6 @@ func New(src Source) *Interp {
 	ip := &Interp{
 		src:     src,
 		start:   src.Start(),
-		sub:     newSubber(),
 		metrics: map[pmapi.PMID]*metric{},
 		gen:     1,
 	}
@@ -233,7 +232,7 @@ func (ip *Interp) SetMode(origin pmapi.Timestamp, delta int64) {
 // pmSetMode does in every mode: call it when the archive context is set
 // to another mode.
 func (ip *Interp) Reset(origin pmapi.Timestamp) {
-	treq := ip.sub.sub(origin, ip.start)
+	treq := pcptime.Sub(origin, ip.start)
 	for _, m := range ip.metrics {
 		for _, ic := range m.insts {
 			if ic.tPrior > treq || ic.tNext < treq {
@@ -254,7 +253,7 @@ func (ip *Interp) Delta() int64 { return ip.delta }
 func (ip *Interp) forw() bool { return ip.delta > 0 }
 
 // t is a record's time on the interpolation time base.
-func (ip *Interp) t(r *Record) float64 { return ip.sub.sub(r.Stamp, ip.start) }
+func (ip *Interp) t(r *Record) float64 { return pcptime.Sub(r.Stamp, ip.start) }
 
 // Fetch returns the values of pmids at the origin, then advances the
 // origin by the delta. The result has one value set per PMID, in order;
@@ -271,7 +270,7 @@ func (ip *Interp) Fetch(pmids []pmapi.PMID) (res *pmapi.Result, err error) {
 			ip.origin = AddDelta(ip.origin, ip.delta)
 		}
 	}()
-	treq := ip.sub.sub(at, ip.start)
+	treq := pcptime.Sub(at, ip.start)
 	if debug {
 		debugf("Fetch @ %d.%09d t_req=%.6f serial=%v\n", at.Sec, at.Nsec, treq, ip.serial)
 	}
@@ -285,7 +284,7 @@ func (ip *Interp) Fetch(pmids []pmapi.PMID) (res *pmapi.Result, err error) {
 	if treq > ip.end+0.001 {
 		e, last, err := ip.src.End()
 		if err == nil {
-			ip.end = ip.sub.sub(e, ip.start)
+			ip.end = pcptime.Sub(e, ip.start)
 		}
 		if treq > ip.end && last {
 			return nil, pmapi.ErrEOL
@@ -901,7 +900,7 @@ func (ip *Interp) calipers(m *metric, hist []archive.InDomSnapshot) {
 	death := map[int32]float64{}
 	tLater := -1.0
 	for i := len(hist) - 1; i >= 0; i-- {
-		t := ip.sub.sub(hist[i].Stamp, ip.start)
+		t := pcptime.Sub(hist[i].Stamp, ip.start)
 		for _, id := range hist[i].Insts {
 			if _, ok := birth[id]; !ok {
 				death[id] = tLater

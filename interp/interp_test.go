@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pcpkit/pcpkit/interp"
+	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/replay"
 )
@@ -37,7 +38,7 @@ func TestCounterMidpoint(t *testing.T) {
 		stamps = append(stamps, res.Timestamp)
 		vals = append(vals, binary.BigEndian.Uint64(vs.Values[0].Block))
 	}
-	span := interp.Sub(stamps[1], stamps[0])
+	span := pcptime.Sub(stamps[1], stamps[0])
 	at := interp.AddDelta(stamps[0], int64(span*1e9/3))
 	if err := c.SetMode(replay.Interp, at, 1e9); err != nil {
 		t.Fatal(err)
@@ -50,7 +51,7 @@ func TestCounterMidpoint(t *testing.T) {
 		t.Fatalf("numval %d at %v", res.VSets[0].NumVal, at)
 	}
 	got := binary.BigEndian.Uint64(res.VSets[0].Values[0].Block)
-	dt := interp.Sub(at, stamps[0])
+	dt := pcptime.Sub(at, stamps[0])
 	want := uint64(0.5 + float64(int64(vals[0])) + dt*float64(int64(vals[1]-vals[0]))/span)
 	if got != want {
 		t.Errorf("at %v: %d, want %d (between %d and %d)", at, got, want, vals[0], vals[1])

@@ -14,7 +14,10 @@ import (
 
 // The interval, ctime and window tests ask libpcp itself (the real PCP
 // 6.0.3 library) through a small C program linked against libpcp.so.3:
-// pmParseHighResInterval, __pmParseCtime and pmParseHighResTimeWindow.
+// pmParseHighResInterval, __pmParseCtime, pmParseHighResTimeWindow, and
+// the timestamp differences (__pmTimestampSub, pmtimespecDec with
+// pmtimespecToReal, and the same in long double computed by gcc),
+// pmtimespecToReal and pmtimevalToReal.
 // They are skipped when gcc or libpcp is missing.
 
 const pcpHelperC = `
@@ -22,6 +25,7 @@ const pcpHelperC = `
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/time.h>
 
 int pmParseHighResInterval(const char *, struct timespec *, char **);
 int pmParseHighResTimeWindow(const char *, const char *, const char *, const char *,
@@ -29,6 +33,36 @@ int pmParseHighResTimeWindow(const char *, const char *, const char *, const cha
 	struct timespec *, struct timespec *, struct timespec *, char **);
 int __pmParseCtime(const char *, struct tm *, char **);
 int pmNewZone(const char *);
+
+typedef struct { long long sec; int nsec; } pmts; /* __pmTimestamp */
+double __pmTimestampSub(const pmts *, const pmts *);
+void pmtimespecDec(struct timespec *, const struct timespec *);
+double pmtimespecToReal(const struct timespec *);
+double pmtimevalToReal(const struct timeval *);
+
+static unsigned long long dbits(double d) {
+	unsigned long long u; memcpy(&u, &d, sizeof u); return u;
+}
+
+/*
+ * S a.sec a.nsec b.sec b.nsec: a-b four ways, as the bits of the doubles:
+ * libpcp's __pmTimestampSub, libpcp's pmtimespecDec then pmtimespecToReal,
+ * and the two computed here in long double (wrapping as the machine does,
+ * without C's undefined signed overflow).
+ */
+static void subs(char **f) {
+	pmts a = {atoll(f[1]), (int)atol(f[2])}, b = {atoll(f[3]), (int)atol(f[4])};
+	struct timespec ta = {a.sec, a.nsec}, tb = {b.sec, b.nsec};
+	pmtimespecDec(&ta, &tb);
+	long long ds = (long long)((unsigned long long)a.sec - (unsigned long long)b.sec);
+	int dn = (int)((unsigned)a.nsec - (unsigned)b.nsec);
+	double ld = (double)(ds + (long double)dn / (long double)1000000000);
+	long dn2 = (long)a.nsec - b.nsec;
+	if (dn2 < 0) { dn2 += 1000000000; ds = (long long)((unsigned long long)ds - 1); }
+	double ld2 = (double)(ds + (long double)dn2 / (long double)1000000000);
+	printf("%016llx %016llx %016llx %016llx\n", dbits(__pmTimestampSub(&a, &b)),
+		dbits(pmtimespecToReal(&ta)), dbits(ld), dbits(ld2));
+}
 
 static void hexout(const char *s) {
 	if (s == NULL) { printf("-"); return; }
@@ -79,6 +113,13 @@ int main(int argc, char **argv) {
 			printf("%d %lld %ld %lld %ld %lld %ld ", rc, (long long)rs.tv_sec, rs.tv_nsec,
 				(long long)re.tv_sec, re.tv_nsec, (long long)ro.tv_sec, ro.tv_nsec);
 			hexout(err); printf("\n");
+		} else if (f[0][0] == 'S' && nf == 5) {
+			subs(f);
+		} else if (f[0][0] == 'R' && nf == 3) {
+			/* R sec nsec: pmtimespecToReal, and pmtimevalToReal of nsec/1000 */
+			struct timespec ts = {atoll(f[1]), atol(f[2])};
+			struct timeval tv = {ts.tv_sec, ts.tv_nsec / 1000};
+			printf("%016llx %016llx\n", dbits(pmtimespecToReal(&ts)), dbits(pmtimevalToReal(&tv)));
 		} else {
 			printf("?\n");
 		}

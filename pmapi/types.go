@@ -184,11 +184,6 @@ func (t Timestamp) Compare(u Timestamp) int {
 	return 0
 }
 
-// Sub returns t-u in seconds, computed as libpcp's __pmTimestampSub does.
-func (t Timestamp) Sub(u Timestamp) float64 {
-	return float64(float64(t.Sec-u.Sec) + float64(t.Nsec-u.Nsec)/1e9)
-}
-
 // Add returns t advanced by ns nanoseconds (which may be negative).
 func (t Timestamp) Add(ns int64) Timestamp {
 	total := int64(t.Nsec) + ns%1e9

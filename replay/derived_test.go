@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pcpkit/pcpkit/derive"
+	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/replay"
 )
@@ -113,7 +114,7 @@ func TestDerivedBackwards(t *testing.T) {
 			origin := end
 			if mode.step != 0 {
 				// the same grid as forwards
-				n := int64(end.Sub(start)*1e9) / mode.step
+				n := int64(pcptime.Sub(end, start)*1e9) / mode.step
 				origin = start.Add(n * mode.step)
 			}
 			bk.SetMode(mode.back, origin, -mode.step)

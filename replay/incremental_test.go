@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pcpkit/pcpkit/internal/testenv"
+	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -33,7 +34,7 @@ func TestInterpIncremental(t *testing.T) {
 	for _, d := range c.Meta().Descs {
 		pmids = append(pmids, d.PMID)
 	}
-	span := end.Sub(c.Start())
+	span := pcptime.Sub(end, c.Start())
 	step := int64(span / float64(nrec) / 3 * 1e9)
 	for _, dir := range []int64{1, -1} {
 		origin := c.Start()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pcpkit/pcpkit/internal/testenv"
 	"github.com/pcpkit/pcpkit/interp"
+	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/replay"
 )
@@ -87,7 +88,7 @@ func minInt(a, b int) int {
 func recordScript(start, end pmapi.Timestamp, nrec int) string {
 	var b strings.Builder
 	n := minInt(nrec+2, 400)
-	mid := interp.AddDelta(start, int64(interp.Sub(end, start)*1e9/2))
+	mid := interp.AddDelta(start, int64(pcptime.Sub(end, start)*1e9/2))
 	fmt.Fprintf(&b, "label\nend\n")
 	fmt.Fprintf(&b, "fetch 2\n")
 	fmt.Fprintf(&b, "mode forw %s 0 0\nfetch %d\n", stamp(start), n)
@@ -107,7 +108,7 @@ func recordScript(start, end pmapi.Timestamp, nrec int) string {
 // interpScript is the INTERP part of the oracle script.
 func interpScript(start, end pmapi.Timestamp) string {
 	var b strings.Builder
-	span := int64(interp.Sub(end, start) * 1e9)
+	span := int64(pcptime.Sub(end, start) * 1e9)
 	if span <= 0 {
 		span = 1e9
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pcpkit/pcpkit/internal/testenv"
 	"github.com/pcpkit/pcpkit/interp"
+	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -22,7 +23,7 @@ import (
 // exercised.
 func randomScript(rng *rand.Rand, start, end pmapi.Timestamp, n int) string {
 	var b strings.Builder
-	span := int64(interp.Sub(end, start) * 1e9)
+	span := int64(pcptime.Sub(end, start) * 1e9)
 	if span <= 0 {
 		span = 1e9
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/interp"
+	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -410,7 +411,7 @@ func (r *reader) place(t pmapi.Timestamp, forw bool) (exact, indexed bool) {
 			j, toobig = k, true
 			break
 		}
-		if d := interp.Sub(e.Stamp, t); d > 0 {
+		if d := pcptime.Sub(e.Stamp, t); d > 0 {
 			j = k
 			break
 		} else if d == 0 {
@@ -441,8 +442,8 @@ func (r *reader) place(t pmapi.Timestamp, forw bool) (exact, indexed bool) {
 		at(len(idx)-1, false)
 		return forw, true
 	}
-	hi := interp.Sub(idx[j].Stamp, t)
-	lo := interp.Sub(t, idx[j-1].Stamp)
+	hi := pcptime.Sub(idx[j].Stamp, t)
+	lo := pcptime.Sub(t, idx[j-1].Stamp)
 	if hi <= lo && !toobig {
 		at(j, true)
 		return !forw, true

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pcpkit/pcpkit/internal/testenv"
+	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -49,7 +50,7 @@ func TestOracleReverse(t *testing.T) {
 // start.
 func reverseScript(start, end pmapi.Timestamp) string {
 	var b strings.Builder
-	span := end.Sub(start)
+	span := pcptime.Sub(end, start)
 	mid := start.Add(int64(span * 1e9 / 2))
 	for _, c := range []struct {
 		from  pmapi.Timestamp

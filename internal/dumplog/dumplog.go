@@ -308,12 +308,12 @@ func (d *dumper) stampX(b []byte, t pmapi.Timestamp, ver, xflag int) []byte {
 	}
 	if xflag > 1 {
 		if ver == 3 {
-			b = fmt.Appendf(b, " (%.9f)", t.Sub(d.start))
+			b = fmt.Appendf(b, " (%.9f)", pcptime.Sub(t, d.start))
 		} else {
 			// Microsecond stamps are taken from a microsecond start.
 			st := d.start
 			st.Nsec -= st.Nsec % 1000
-			b = fmt.Appendf(b, " (%.6f)", t.Sub(st))
+			b = fmt.Appendf(b, " (%.6f)", pcptime.Sub(t, st))
 		}
 	}
 	if xflag > 2 {

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -38,7 +39,9 @@ func (a tv) plus(b tv) tv {
 }
 
 // real is the time in seconds, as pmtimevalToReal computes it.
-func (a tv) real() float64 { return toReal(a.sec, a.usec) }
+func (a tv) real() float64 {
+	return pcptime.ToReal(pmapi.Timestamp{Sec: a.sec, Nsec: int32(a.usec * 1000)})
+}
 
 // notBefore reports whether a >= b.
 func (a tv) notBefore(b tv) bool { return a.sec > b.sec || a.sec == b.sec && a.usec >= b.usec }

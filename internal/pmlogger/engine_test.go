@@ -14,6 +14,7 @@ import (
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/pmlogger/fakesource"
 	"github.com/pcpkit/pcpkit/internal/testenv"
+	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -453,7 +454,7 @@ func TestEngineMarks(t *testing.T) {
 	for i, r := range recs {
 		if r.IsMark() {
 			marks++
-			if d := r.Timestamp.Sub(recs[i-1].Timestamp); d < 0.000999 || d > 0.001001 {
+			if d := pcptime.Sub(r.Timestamp, recs[i-1].Timestamp); d < 0.000999 || d > 0.001001 {
 				t.Errorf("mark %v is %v s after the record before it", r.Timestamp, d)
 			}
 			if i+1 < len(recs) && !r.Timestamp.Before(recs[i+1].Timestamp) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/pmcd"
 )
@@ -434,7 +435,7 @@ func TestInteropPipeline(t *testing.T) {
 		_, recs := readRecords(t, l.o.Archive)
 		var gaps []time.Duration
 		for i := 2; i < len(recs)-1; i++ {
-			g := time.Duration(recs[i].Timestamp.Sub(recs[i-1].Timestamp) * 1e9)
+			g := time.Duration(pcptime.Sub(recs[i].Timestamp, recs[i-1].Timestamp) * 1e9)
 			if g <= 0 {
 				t.Errorf("v%d: record %d is not after record %d", version, i, i-1)
 			}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pcpkit/pcpkit/internal/testenv"
+	"github.com/pcpkit/pcpkit/pcptime"
 )
 
 // pmcdProxy forwards TCP connections to the local pmcd; cut closes the
@@ -113,7 +114,7 @@ func TestInteropReconnect(t *testing.T) {
 		for i, r := range recs {
 			if r.IsMark() {
 				marks++
-				if i == 0 || r.Timestamp.Sub(recs[i-1].Timestamp) > 0.0011 {
+				if i == 0 || pcptime.Sub(r.Timestamp, recs[i-1].Timestamp) > 0.0011 {
 					t.Errorf("%s: mark at %v, not 1 ms after the record before it", tool.name, r.Timestamp)
 				}
 			}

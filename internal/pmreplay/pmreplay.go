@@ -28,7 +28,6 @@ import (
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/getopt"
-	"github.com/pcpkit/pcpkit/interp"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/replay"
@@ -332,7 +331,7 @@ func newReport(o *options, out *bufio.Writer) (*report, error) {
 // turned into seconds by pmtimevalToReal.
 func tvReal(t pmapi.Timestamp) float64 {
 	t.Nsec -= t.Nsec % 1000
-	return interp.Sub(t, pmapi.Timestamp{})
+	return pcptime.ToReal(t)
 }
 
 // addMetrics resolves the metric specifications as pmrep does.

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/pcpkit/pcpkit/archive"
-	"github.com/pcpkit/pcpkit/interp"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/replay"
@@ -193,7 +192,7 @@ func (r *report) convert(m *metric, k int, v *pmapi.Value, res *pmapi.Result) va
 		if !ok {
 			return value{}
 		}
-		dt := interp.Sub(res.Timestamp, r.prev.Timestamp)
+		dt := pcptime.Sub(res.Timestamp, r.prev.Timestamp)
 		if dt < 1e-9 {
 			dt = 1e-9
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pcpkit/pcpkit/internal/testenv"
+	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/replay"
 )
@@ -172,7 +173,7 @@ func interval(t *testing.T, path string, n int) string {
 	if err != nil {
 		return "1"
 	}
-	ms := int64(end.Sub(c.Start()) * 1000 / float64(n))
+	ms := int64(pcptime.Sub(end, c.Start()) * 1000 / float64(n))
 	if ms < 1 {
 		ms = 1
 	}

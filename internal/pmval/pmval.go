@@ -22,7 +22,6 @@ import (
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/metricspec"
-	"github.com/pcpkit/pcpkit/interp"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/replay"
@@ -285,7 +284,7 @@ func (t *tool) closeSource() {
 
 // realTime is pmtimespecToReal: seconds as a double, the nanoseconds
 // divided in long double precision.
-func realTime(t pmapi.Timestamp) float64 { return interp.Sub(t, pmapi.Timestamp{}) }
+func realTime(t pmapi.Timestamp) float64 { return pcptime.ToReal(t) }
 
 // intervalReal is the interval in seconds (pmtimespecToReal).
 func (t *tool) intervalReal() float64 {
