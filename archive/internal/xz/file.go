@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // Options tune a File.
@@ -70,11 +71,12 @@ type decoded struct {
 // the job until it sends on done (a buffered channel, so that jobs are
 // reused).
 type job struct {
-	idx  int
-	buf  []byte // the buffer given to the worker
-	data []byte // the decoded block (in buf), nil on error
-	err  error
-	done chan struct{}
+	cancel atomic.Bool // set when the block is no longer wanted
+	idx    int
+	buf    []byte // the buffer given to the worker
+	data   []byte // the decoded block (in buf), nil on error
+	err    error
+	done   chan struct{}
 }
 
 // NewFile opens the xz file r of size bytes for random access. It reads
@@ -254,6 +256,8 @@ func (f *File) block(i, hint int) ([]byte, error) {
 	} else {
 		f.dropQueue()
 		f.evict()
+		// Start the next blocks before decoding this one here.
+		f.schedule()
 		buf := f.getBuf()
 		var err error
 		data, err = f.decode(f.dec, &f.comp, buf, i)
@@ -326,6 +330,7 @@ func (f *File) schedule() {
 			j = &job{done: make(chan struct{}, 1)}
 		}
 		j.idx, j.buf, j.data, j.err = next, f.getBuf(), nil, nil
+		j.cancel.Store(false)
 		f.queue = append(f.queue, j)
 		f.jobs <- j
 		next += f.dir
@@ -346,7 +351,9 @@ func (f *File) start() {
 			dec := NewDecoder()
 			var comp []byte
 			for j := range f.jobs {
+				dec.cancel = &j.cancel
 				j.data, j.err = f.decode(dec, &comp, j.buf, j.idx)
+				dec.cancel = nil
 				j.done <- struct{}{}
 			}
 		}()
@@ -356,6 +363,9 @@ func (f *File) start() {
 // dropQueue gives up the blocks decoding ahead (the reads jumped): their
 // buffers return to the free list when their workers finish (reap).
 func (f *File) dropQueue() {
+	for _, j := range f.queue {
+		j.cancel.Store(true)
+	}
 	f.dropped = append(f.dropped, f.queue...)
 	f.queue = f.queue[:0]
 }

@@ -39,9 +39,7 @@ type lenProbs struct {
 	high    [256]uint16
 }
 
-// lzmaDec is the state of the LZMA decoder. Its arrays of probabilities
-// are sized to a power of two larger than needed where that lets the
-// compiler drop bounds checks (indexes are masked).
+// lzmaDec is the state of the LZMA decoder.
 type lzmaDec struct {
 	rng, code  uint32
 	state      uint32
@@ -50,7 +48,13 @@ type lzmaDec struct {
 	pending    int  // bytes of the last match still to copy (decoding stopped at the limit)
 	end        bool // the end marker was decoded
 	lc, lp, pb uint
+	probs               // all but the literal probabilities
+	literal    []uint16 // literalCoders << (lc+lp), and 0x100 more
+}
 
+// probs are the fixed-size probability arrays. Some are sized to a power
+// of two larger than needed so that masked indexes need no bounds checks.
+type probs struct {
 	isMatch    [256]uint16 // [state<<4 | posState], 12<<4 used
 	isRep      [16]uint16
 	isRepG0    [16]uint16
@@ -62,7 +66,43 @@ type lzmaDec struct {
 	align      [1 << alignBits]uint16
 	lenDec     lenProbs
 	repLenDec  lenProbs
-	literal    []uint16 // literalCoders << (lc+lp)
+}
+
+// initProbs and initLiteral hold the initial probabilities, copied on
+// each reset (a block of 1 KiB resets them all: a copy is much faster
+// than a loop).
+var (
+	initProbs   probs
+	initLiteral [literalCoders<<4 + 0x100]uint16
+)
+
+func init() {
+	fill := func(p []uint16) {
+		for i := range p {
+			p[i] = probInit
+		}
+	}
+	p := &initProbs
+	fill(p.isMatch[:])
+	fill(p.isRep[:])
+	fill(p.isRepG0[:])
+	fill(p.isRepG1[:])
+	fill(p.isRepG2[:])
+	fill(p.isRep0Long[:])
+	for i := range p.posSlot {
+		fill(p.posSlot[i][:])
+	}
+	fill(p.posSpecial[:])
+	fill(p.align[:])
+	for _, l := range []*lenProbs{&p.lenDec, &p.repLenDec} {
+		l.choice, l.choice2 = probInit, probInit
+		for i := range l.low {
+			fill(l.low[i][:])
+			fill(l.mid[i][:])
+		}
+		fill(l.high[:])
+	}
+	fill(initLiteral[:])
 }
 
 // setProps sets lc, lp and pb (checked by the caller) and sizes the
@@ -80,31 +120,10 @@ func (d *lzmaDec) setProps(lc, lp, pb uint) {
 // resetState resets the probabilities, the state and the distances (an
 // LZMA2 state reset, or the start of an LZMA stream).
 func (d *lzmaDec) resetState() {
-	fill := func(p []uint16) {
-		for i := range p {
-			p[i] = probInit
-		}
+	d.probs = initProbs
+	for lit := d.literal; len(lit) > 0; {
+		lit = lit[copy(lit, initLiteral[:]):]
 	}
-	fill(d.isMatch[:])
-	fill(d.isRep[:])
-	fill(d.isRepG0[:])
-	fill(d.isRepG1[:])
-	fill(d.isRepG2[:])
-	fill(d.isRep0Long[:])
-	for i := range d.posSlot {
-		fill(d.posSlot[i][:])
-	}
-	fill(d.posSpecial[:])
-	fill(d.align[:])
-	for _, l := range []*lenProbs{&d.lenDec, &d.repLenDec} {
-		l.choice, l.choice2 = probInit, probInit
-		for i := range l.low {
-			fill(l.low[i][:])
-			fill(l.mid[i][:])
-		}
-		fill(l.high[:])
-	}
-	fill(d.literal)
 	d.state, d.rep0, d.rep1, d.rep2, d.rep3 = 0, 0, 0, 0, 0
 	d.pending, d.end = 0, false
 }
