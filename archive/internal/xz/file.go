@@ -386,8 +386,8 @@ func (f *File) reap() {
 	f.dropped = f.dropped[:k]
 }
 
-// Close stops the readahead goroutines (waiting for the blocks they are
-// decoding) and releases the buffers. It does not close the ReaderAt.
+// Close stops the readahead goroutines (they give up the blocks they are
+// decoding at the next LZMA2 chunk) and releases the buffers. It does not close the ReaderAt.
 func (f *File) Close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -395,6 +395,7 @@ func (f *File) Close() error {
 		return nil
 	}
 	f.closed = true
+	f.dropQueue() // the workers give up the blocks they have not finished
 	if f.started {
 		close(f.jobs)
 		f.wg.Wait()
