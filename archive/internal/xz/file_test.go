@@ -160,3 +160,21 @@ func TestSequentialDecodeAllocs(t *testing.T) {
 		t.Fatalf("%v allocations decoding %d blocks", allocs, len(blocks))
 	}
 }
+
+// TestReadIndexAllocs checks that reading an index allocates about log(n)
+// times (the growing block list), not per record or byte.
+func TestReadIndexAllocs(t *testing.T) {
+	in := testInputs(t)
+	comp := xzCompress(t, in["text"], "-0", "--block-size=1KiB")
+	var n int
+	allocs := testing.AllocsPerRun(3, func() {
+		blocks, err := ReadIndex(bytes.NewReader(comp), int64(len(comp)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n = len(blocks)
+	})
+	if allocs > 30 {
+		t.Fatalf("ReadIndex of %d blocks: %v allocations", n, allocs)
+	}
+}
