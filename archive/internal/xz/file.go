@@ -55,6 +55,8 @@ type File struct {
 	last    int    // block used last, -1 at first
 	dir     int    // direction of the last step: +1, -1 or 0
 
+	decodes atomic.Int64 // blocks decoded, for the tests
+
 	jobs    chan *job
 	wg      sync.WaitGroup
 	started bool
@@ -292,6 +294,7 @@ func (f *File) getBuf() []byte {
 
 // decode reads and decodes block i into buf with dec.
 func (f *File) decode(dec *Decoder, comp *[]byte, buf []byte, i int) ([]byte, error) {
+	f.decodes.Add(1)
 	b := f.blocks[i]
 	if cap(*comp) < int(b.Size) {
 		*comp = make([]byte, b.Size)
