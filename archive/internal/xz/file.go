@@ -52,7 +52,7 @@ type File struct {
 	queue   []*job // blocks decoding ahead, in the order they will be wanted
 	dropped []*job // jobs no longer wanted, still running
 	idle    []*job // finished jobs, for reuse
-	last    int    // block used last, -1 at first
+	last    int    // block used last (cached or not), -1 at first
 	dir     int    // direction of the last step: +1, -1 or 0
 
 	decodes atomic.Int64 // blocks decoded, for the tests
@@ -222,15 +222,10 @@ func (f *File) find(off int64) int {
 // none). It then starts decoding ahead when the reads move in one
 // direction.
 func (f *File) block(i, hint int) ([]byte, error) {
-	f.reap()
-	for k := range f.cache {
-		if f.cache[k].idx == i {
-			if k == 1 {
-				f.cache[0], f.cache[1] = f.cache[1], f.cache[0]
-			}
-			return f.cache[0].data, nil
-		}
+	if f.cache[0].idx == i { // the common case: the same block again
+		return f.cache[0].data, nil
 	}
+	f.reap()
 	switch {
 	case f.last >= 0 && i == f.last+1:
 		f.dir = 1
@@ -243,6 +238,10 @@ func (f *File) block(i, hint int) ([]byte, error) {
 		f.dir = 0
 	}
 	f.last = i
+	if f.cache[1].idx == i {
+		f.cache[0], f.cache[1] = f.cache[1], f.cache[0]
+		return f.cache[0].data, nil
+	}
 	var data []byte
 	if len(f.queue) > 0 && f.queue[0].idx == i {
 		j := f.queue[0]

@@ -225,4 +225,20 @@ func TestCacheAndDirection(t *testing.T) {
 	if len(f.queue) != 0 {
 		t.Fatalf("after a jump: queue %v, want empty", f.queue)
 	}
+	f.Close()
+
+	// The way an archive is opened and scanned: the label in block 0,
+	// the end of the last block, then block 0 again (cached) and on.
+	f, err = NewFile(bytes.NewReader(comp), int64(len(comp)), Options{Readahead: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	read(0, true)
+	read(len(f.Blocks())-1, false)
+	read(0, true)
+	read(1, true)
+	if len(f.queue) != 2 || f.queue[0].idx != 2 || f.queue[1].idx != 3 {
+		t.Fatalf("reading blocks 0, last, 0, 1: queue %v, want blocks 2 and 3", f.queue)
+	}
 }
