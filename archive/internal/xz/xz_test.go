@@ -276,7 +276,7 @@ func TestBadInput(t *testing.T) {
 		}
 		_, err = f.ReadAt(make([]byte, 10), b2.UncompressedOffset+5)
 		var fe *FormatError
-		if !errors.As(err, &fe) || fe.Block != 2 || fe.Offset != b2.Offset {
+		if !errors.As(err, &fe) || fe.Block != 2 || fe.Offset != b2.Offset || !errors.Is(err, ErrCorrupt) {
 			t.Fatalf("err = %v, want a FormatError for block 2 at %d", err, b2.Offset)
 		}
 		if _, err := io.ReadAll(NewReader(bytes.NewReader(c))); !errors.As(err, &fe) || fe.Block != 2 {
