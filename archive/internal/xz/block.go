@@ -1,6 +1,9 @@
 package xz
 
-import "bytes"
+import (
+	"bytes"
+	"sync/atomic"
+)
 
 // Decoder decodes whole blocks of an xz file, each into a flat buffer of
 // the block's uncompressed size: the buffer is the LZMA2 dictionary (a
@@ -11,6 +14,9 @@ import "bytes"
 type Decoder struct {
 	lz2   lzma2
 	check checker
+	// cancel, when set, stops a decode between LZMA2 chunks (File's
+	// readahead gives up blocks no longer wanted).
+	cancel *atomic.Bool
 }
 
 // NewDecoder returns a block decoder.
@@ -53,6 +59,7 @@ func (d *Decoder) DecodeBlock(dst, src []byte, b Block, index int) ([]byte, erro
 	}
 	out = out[:usize]
 	data := src[h.size : int64(h.size)+comp]
+	d.lz2.cancel = d.cancel
 	n, err := d.lz2.decodeAll(data, out)
 	if err != nil {
 		return bad(nil, "%v", err)

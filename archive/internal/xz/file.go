@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // Options tune a File.
@@ -51,8 +52,10 @@ type File struct {
 	queue   []*job // blocks decoding ahead, in the order they will be wanted
 	dropped []*job // jobs no longer wanted, still running
 	idle    []*job // finished jobs, for reuse
-	last    int    // block used last, -1 at first
+	last    int    // block used last (cached or not), -1 at first
 	dir     int    // direction of the last step: +1, -1 or 0
+
+	decodes atomic.Int64 // blocks decoded, for the tests
 
 	jobs    chan *job
 	wg      sync.WaitGroup
@@ -70,11 +73,12 @@ type decoded struct {
 // the job until it sends on done (a buffered channel, so that jobs are
 // reused).
 type job struct {
-	idx  int
-	buf  []byte // the buffer given to the worker
-	data []byte // the decoded block (in buf), nil on error
-	err  error
-	done chan struct{}
+	cancel atomic.Bool // set when the block is no longer wanted
+	idx    int
+	buf    []byte // the buffer given to the worker
+	data   []byte // the decoded block (in buf), nil on error
+	err    error
+	done   chan struct{}
 }
 
 // NewFile opens the xz file r of size bytes for random access. It reads
@@ -218,15 +222,10 @@ func (f *File) find(off int64) int {
 // none). It then starts decoding ahead when the reads move in one
 // direction.
 func (f *File) block(i, hint int) ([]byte, error) {
-	f.reap()
-	for k := range f.cache {
-		if f.cache[k].idx == i {
-			if k == 1 {
-				f.cache[0], f.cache[1] = f.cache[1], f.cache[0]
-			}
-			return f.cache[0].data, nil
-		}
+	if f.cache[0].idx == i { // the common case: the same block again
+		return f.cache[0].data, nil
 	}
+	f.reap()
 	switch {
 	case f.last >= 0 && i == f.last+1:
 		f.dir = 1
@@ -239,6 +238,10 @@ func (f *File) block(i, hint int) ([]byte, error) {
 		f.dir = 0
 	}
 	f.last = i
+	if f.cache[1].idx == i {
+		f.cache[0], f.cache[1] = f.cache[1], f.cache[0]
+		return f.cache[0].data, nil
+	}
 	var data []byte
 	if len(f.queue) > 0 && f.queue[0].idx == i {
 		j := f.queue[0]
@@ -254,6 +257,8 @@ func (f *File) block(i, hint int) ([]byte, error) {
 	} else {
 		f.dropQueue()
 		f.evict()
+		// Start the next blocks before decoding this one here.
+		f.schedule()
 		buf := f.getBuf()
 		var err error
 		data, err = f.decode(f.dec, &f.comp, buf, i)
@@ -288,6 +293,7 @@ func (f *File) getBuf() []byte {
 
 // decode reads and decodes block i into buf with dec.
 func (f *File) decode(dec *Decoder, comp *[]byte, buf []byte, i int) ([]byte, error) {
+	f.decodes.Add(1)
 	b := f.blocks[i]
 	if cap(*comp) < int(b.Size) {
 		*comp = make([]byte, b.Size)
@@ -326,6 +332,7 @@ func (f *File) schedule() {
 			j = &job{done: make(chan struct{}, 1)}
 		}
 		j.idx, j.buf, j.data, j.err = next, f.getBuf(), nil, nil
+		j.cancel.Store(false)
 		f.queue = append(f.queue, j)
 		f.jobs <- j
 		next += f.dir
@@ -346,7 +353,9 @@ func (f *File) start() {
 			dec := NewDecoder()
 			var comp []byte
 			for j := range f.jobs {
+				dec.cancel = &j.cancel
 				j.data, j.err = f.decode(dec, &comp, j.buf, j.idx)
+				dec.cancel = nil
 				j.done <- struct{}{}
 			}
 		}()
@@ -356,6 +365,9 @@ func (f *File) start() {
 // dropQueue gives up the blocks decoding ahead (the reads jumped): their
 // buffers return to the free list when their workers finish (reap).
 func (f *File) dropQueue() {
+	for _, j := range f.queue {
+		j.cancel.Store(true)
+	}
 	f.dropped = append(f.dropped, f.queue...)
 	f.queue = f.queue[:0]
 }
@@ -376,8 +388,8 @@ func (f *File) reap() {
 	f.dropped = f.dropped[:k]
 }
 
-// Close stops the readahead goroutines (waiting for the blocks they are
-// decoding) and releases the buffers. It does not close the ReaderAt.
+// Close stops the readahead goroutines (they give up the blocks they are
+// decoding at the next LZMA2 chunk) and releases the buffers. It does not close the ReaderAt.
 func (f *File) Close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -385,6 +397,7 @@ func (f *File) Close() error {
 		return nil
 	}
 	f.closed = true
+	f.dropQueue() // the workers give up the blocks they have not finished
 	if f.started {
 		close(f.jobs)
 		f.wg.Wait()

@@ -160,3 +160,85 @@ func TestSequentialDecodeAllocs(t *testing.T) {
 		t.Fatalf("%v allocations decoding %d blocks", allocs, len(blocks))
 	}
 }
+
+// TestReadIndexAllocs checks that reading an index allocates about log(n)
+// times (the growing block list), not per record or byte.
+func TestReadIndexAllocs(t *testing.T) {
+	in := testInputs(t)
+	comp := xzCompress(t, in["text"], "-0", "--block-size=1KiB")
+	var n int
+	allocs := testing.AllocsPerRun(3, func() {
+		blocks, err := ReadIndex(bytes.NewReader(comp), int64(len(comp)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n = len(blocks)
+	})
+	if allocs > 30 {
+		t.Fatalf("ReadIndex of %d blocks: %v allocations", n, allocs)
+	}
+}
+
+// TestCacheAndDirection checks that the last two blocks are kept (reading
+// back a little decodes nothing), and that readahead follows the
+// direction of the reads.
+func TestCacheAndDirection(t *testing.T) {
+	in := testInputs(t)
+	comp := xzCompress(t, in["text"], "-0", "--block-size=8KiB")
+	f, err := NewFile(bytes.NewReader(comp), int64(len(comp)), Options{Readahead: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	read := func(block int, forward bool) {
+		t.Helper()
+		if _, err := f.Bytes(int64(block)*8192+100, 10, forward); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read(3, true)
+	read(4, true)
+	read(3, false)
+	read(4, true)
+	read(3, false)
+	if n := f.decodes.Load(); n != 2 {
+		t.Fatalf("%d blocks decoded for reads in blocks 3 and 4, want 2", n)
+	}
+	read(10, true)
+	read(3, true) // the block read before 10
+	if n := f.decodes.Load(); n != 3 {
+		t.Fatalf("%d blocks decoded after reading block 10 and again 3, want 3", n)
+	}
+	f.Close()
+
+	f, err = NewFile(bytes.NewReader(comp), int64(len(comp)), Options{Readahead: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read(10, false)
+	read(9, false)
+	if len(f.queue) != 2 || f.queue[0].idx != 8 || f.queue[1].idx != 7 {
+		t.Fatalf("reading backwards from block 10: queue %v, want blocks 8 and 7", f.queue)
+	}
+	read(8, false)
+	read(2, false)
+	if len(f.queue) != 0 {
+		t.Fatalf("after a jump: queue %v, want empty", f.queue)
+	}
+	f.Close()
+
+	// The way an archive is opened and scanned: the label in block 0,
+	// the end of the last block, then block 0 again (cached) and on.
+	f, err = NewFile(bytes.NewReader(comp), int64(len(comp)), Options{Readahead: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	read(0, true)
+	read(len(f.Blocks())-1, false)
+	read(0, true)
+	read(1, true)
+	if len(f.queue) != 2 || f.queue[0].idx != 2 || f.queue[1].idx != 3 {
+		t.Fatalf("reading blocks 0, last, 0, 1: queue %v, want blocks 2 and 3", f.queue)
+	}
+}

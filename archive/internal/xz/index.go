@@ -132,14 +132,14 @@ func readStream(r io.ReaderAt, end int64, buf []byte) ([]Block, int64, error) {
 }
 
 // indexReader reads an index (from off to end) through a small buffer,
-// keeping its CRC32.
+// and computes the CRC32 of all its bytes but the last four.
 type indexReader struct {
 	r        io.ReaderAt
 	off, end int64 // next byte to fetch, end of the index
 	buf      []byte
 	b        []byte // unread buffered bytes
-	crc      uint32
-	n        int64 // bytes consumed
+	crc      uint32 // of the bytes before end-4 fetched so far
+	n        int64  // bytes consumed
 	err      error
 }
 
@@ -158,12 +158,15 @@ func (ir *indexReader) byte() byte {
 			ir.err = err
 			return 0
 		}
+		// The CRC32 covers the index but its last four bytes (the CRC).
+		if k := min(n, ir.end-4-ir.off); k > 0 {
+			ir.crc = crc32.Update(ir.crc, crc32.IEEETable, b[:k])
+		}
 		ir.off += n
 		ir.b = b
 	}
 	c := ir.b[0]
 	ir.b = ir.b[1:]
-	ir.crc = crc32.Update(ir.crc, crc32.IEEETable, []byte{c})
 	ir.n++
 	return c
 }

@@ -1,5 +1,7 @@
 package xz
 
+import "sync/atomic"
+
 // LZMA2 is a sequence of chunks, each starting with a control byte:
 //
 //	0x00              end of the LZMA2 data
@@ -70,6 +72,7 @@ type lzma2 struct {
 	lz            lzmaDec
 	needDictReset bool
 	needProps     bool
+	cancel        *atomic.Bool // decodeAll stops between chunks when it is set
 }
 
 func (s *lzma2) reset() { s.needDictReset, s.needProps = true, true }
@@ -119,6 +122,9 @@ func (s *lzma2) decodeAll(in, out []byte) (int, error) {
 	s.reset()
 	ip, pos, base := 0, 0, 0 // base: where the dictionary last started
 	for {
+		if s.cancel != nil && s.cancel.Load() {
+			return ip, corruptError("canceled")
+		}
 		if ip >= len(in) {
 			return ip, corruptError("truncated LZMA2 data")
 		}

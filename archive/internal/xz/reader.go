@@ -484,7 +484,13 @@ func (w *window) makeRoom() {
 		return
 	}
 	if len(w.buf) < w.max {
-		n := min(w.max, max(2*len(w.buf), 64<<10))
+		// Double the window, but past 8 MiB take the whole dictionary:
+		// the garbage of the copies stays below 16 MiB.
+		n := max(2*len(w.buf), 64<<10)
+		if n > 8<<20 {
+			n = w.max
+		}
+		n = min(n, w.max)
 		if cap(w.buf) >= n {
 			w.buf = w.buf[:n]
 		} else {

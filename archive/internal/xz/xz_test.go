@@ -92,21 +92,22 @@ func testInputs(t testing.TB) map[string][]byte {
 	return in
 }
 
-// sharedVolumes returns some decompressed PCP QA archive files (nil
-// without ../shared).
+// sharedVolumes returns the xz-compressed files of the PCP QA archives
+// and damaged archives in ../shared (none without it).
 func sharedVolumes(t *testing.T) map[string][]byte {
-	dir := filepath.Join(filepath.Dir(testenv.RepoRoot(t)), "shared", "pcp-qa-archives")
-	names, _ := filepath.Glob(filepath.Join(dir, "*.xz"))
+	root := filepath.Join(filepath.Dir(testenv.RepoRoot(t)), "shared")
+	var names []string
+	for _, dir := range []string{"pcp-qa-archives", "pcp-qa-badarchives"} {
+		n, _ := filepath.Glob(filepath.Join(root, dir, "*.xz"))
+		names = append(names, n...)
+	}
 	out := map[string][]byte{}
-	for i, name := range names {
-		if i%4 != 0 || len(out) >= 8 {
-			continue
-		}
+	for _, name := range names {
 		comp, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out[filepath.Base(name)] = comp
+		out[filepath.Base(filepath.Dir(name))+"/"+filepath.Base(name)] = comp
 	}
 	return out
 }
@@ -276,7 +277,7 @@ func TestBadInput(t *testing.T) {
 		}
 		_, err = f.ReadAt(make([]byte, 10), b2.UncompressedOffset+5)
 		var fe *FormatError
-		if !errors.As(err, &fe) || fe.Block != 2 || fe.Offset != b2.Offset {
+		if !errors.As(err, &fe) || fe.Block != 2 || fe.Offset != b2.Offset || !errors.Is(err, ErrCorrupt) {
 			t.Fatalf("err = %v, want a FormatError for block 2 at %d", err, b2.Offset)
 		}
 		if _, err := io.ReadAll(NewReader(bytes.NewReader(c))); !errors.As(err, &fe) || fe.Block != 2 {
