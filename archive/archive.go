@@ -149,7 +149,7 @@ func (a *Archive) volume(n int) (*volume, error) {
 		return nil, err
 	}
 	v := &volume{num: n, path: path, data: data}
-	l, err := readLabel(path, io.NewSectionReader(data, 0, LabelSizeV3))
+	l, err := readLabel(path, data.Head())
 	if err == nil {
 		err = a.checkLabel(path, l, n)
 	}

@@ -5,6 +5,7 @@ import (
 	"compress/bzip2"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -218,6 +219,9 @@ type volumeData interface {
 	// Release drops memory held for reading (decoded blocks); the data
 	// stays readable.
 	Release()
+	// Head is a reader of the data from its start, for the label: it
+	// decodes no more than what is read from it.
+	Head() io.Reader
 	Close() error
 }
 
@@ -275,8 +279,9 @@ func (p plainFile) Size() (int64, error) {
 	return st.Size(), nil
 }
 
-func (plainFile) Release()       {}
-func (p plainFile) Close() error { return p.f.Close() }
+func (p plainFile) Head() io.Reader { return io.NewSectionReader(p.f, 0, math.MaxInt64) }
+func (plainFile) Release()          {}
+func (p plainFile) Close() error    { return p.f.Close() }
 
 // xzData is an xz file read by its blocks (xz.File). Release drops the
 // decoded blocks: the next read takes up the index again.
@@ -323,6 +328,12 @@ func (d *xzData) ReadAt(b []byte, off int64) (int, error) {
 }
 
 func (d *xzData) Size() (int64, error) { return d.size, nil }
+
+// Head decodes the start of the first block as a stream: reading the
+// label holds no block in memory.
+func (d *xzData) Head() io.Reader {
+	return xz.NewReader(io.NewSectionReader(d.f, 0, d.compSize))
+}
 
 func (d *xzData) Release() {
 	if d.x != nil {
