@@ -35,3 +35,40 @@ func TestGet(t *testing.T) {
 		t.Errorf("VarDir without a conf file = %q", got)
 	}
 }
+
+func TestVersion(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	c603 := write("603.conf", "PCP_VERSION=6.0.3\n")
+	c638 := write("638.conf", "PCP_VERSION=6.3.8\n")
+	c632 := write("632.conf", "PCP_VERSION=6.3.2\n")
+	c70 := write("70.conf", "PCP_VERSION=7.0.0\n")
+	none := filepath.Join(dir, "missing")
+	t.Setenv("PCP_VERSION", "")
+	for _, c := range []struct{ env, conf, want string }{
+		{"", c603, Version603},
+		{"", c638, Version638},
+		{"", c632, Version638},
+		{"", c70, Version603},
+		{"", none, Version603},
+		{"6.3.8", c603, Version638},
+		{"6.3", none, Version638},
+		{"6.0.3", c638, Version603},
+		{"6.0.1", c638, Version603},
+		{"6.3.8x", c603, Version603}, // not a release: the configuration decides
+		{"7", c638, Version638},
+		{"63", c603, Version603},
+	} {
+		t.Setenv(VersionEnv, c.env)
+		t.Setenv("PCP_CONF", c.conf)
+		if got := Version(); got != c.want {
+			t.Errorf("%s=%q, pcp.conf %s: Version() = %q, want %q", VersionEnv, c.env, filepath.Base(c.conf), got, c.want)
+		}
+	}
+}

@@ -38,9 +38,10 @@ func NewDerivedSource(src source.Source, reg *derive.Registry) *DerivedSource {
 // LoadDerived reads derived metric definitions as libpcp does at start-up
 // ($PCP_DERIVED_CONFIG: unreadable parts skipped) and from --derived
 // FILE (an error), with event.flags and event.missed first, so the
-// configured metrics start at 511.0.3. Messages go to w.
+// configured metrics start at 511.0.3. The language is that of the PCP
+// version pcpkit behaves as (derive.ProcessDialect). Messages go to w.
 func LoadDerived(env, file string, w io.Writer) (*derive.Registry, int, error) {
-	reg := derive.NewRegistry(derive.Dialect603)
+	reg := derive.NewRegistry(derive.ProcessDialect())
 	reg.RegisterEventMetrics()
 	reg.LoadEnvConfig(env, w)
 	if file != "" {
