@@ -90,7 +90,7 @@ func (c *Context) Add(name, expr string) (*Metric, error) {
 	if _, dup := c.byName[name]; dup {
 		return nil, &AddError{Name: name, Msg: msgDupLocal}
 	}
-	n, err := parse(expr, c.reg.dialect, &c.reg.inMatchinst)
+	n, err := parse(expr, c.reg.dialect, &c.reg.st)
 	if err != nil {
 		return nil, &AddError{Name: name, Syntax: err.(*SyntaxError)}
 	}

@@ -111,8 +111,8 @@ func randomInput(r *rand.Rand) string {
 	return s
 }
 
-func ourOutcome(expr string, inMatchinst *bool) string {
-	_, err := parse(expr, Dialect603, inMatchinst)
+func ourOutcome(expr string, d Dialect, st *parserState) string {
+	_, err := parse(expr, d, st)
 	if err == nil {
 		return "OK"
 	}
@@ -142,11 +142,11 @@ func TestDifferentialParse603(t *testing.T) {
 		reqs = append(reqs, oracleReq{Op: "reg", Name: fmt.Sprintf("diff.m%d", i), Expr: e})
 	}
 	resps := runOracle(t, reqs)
-	var inMatchinst bool
+	var st parserState
 	bad := 0
 	for i, e := range exprs {
 		want := describeResp(resps[i])
-		got := ourOutcome(e, &inMatchinst)
+		got := ourOutcome(e, Dialect603, &st)
 		if got != want {
 			bad++
 			if bad <= 30 {

@@ -279,7 +279,7 @@ func TestEvalTable(t *testing.T) {
 		{expr: "one ? str : str", d: DialectCurrent, typ: pmapi.TypeString, want: `-:"hullo"`},
 		{expr: "defined(i32) ? i32 : nosuch", d: DialectCurrent, typ: pmapi.Type32, want: "0:-5 1:7 2:2147483647"},
 		{expr: "defined(nosuch) ? nosuch : neg", d: DialectCurrent, typ: pmapi.Type32, want: "-:-4"},
-		{expr: "defined(nosuch) ? nosuch : novalue()", d: DialectCurrent, typ: pmapi.TypeU32, want: ""},
+		{expr: "defined(nosuch) ? nosuch : novalue()", d: DialectCurrent, typ: pmapi.Type32, want: ""},
 		{expr: "one > 5 ? i32 : novalue()", d: DialectCurrent, typ: pmapi.Type32, want: ""},
 		{expr: "flt > 0 ? flt : novalue()", d: DialectCurrent, typ: pmapi.TypeFloat, want: "0:1.5"},
 		// instance selection
@@ -437,14 +437,19 @@ func TestEvalHistory(t *testing.T) {
 		{name: "matchinst over changing instances", expr: "matchinst(/^t/, i32)", typ: pmapi.Type32,
 			samples: []tSample{s(1, "i32", "0:1"), s(2, "i32", "2:3 0:1"), s(3, "i32", "")},
 			want:    []string{"", "2:3", ""}},
-		{name: "guard per instance, singular branch (current)", expr: "bool ? i32 : neg", d: DialectCurrent, typ: pmapi.Type32,
-			samples: []tSample{s(1, "bool", "0:0 1:1 2:2", "i32", "2:30 1:20", "neg", "-:-1")},
-			want:    []string{"0:-1 1:20 2:30"}},
-		// libpcp 6.0.3 works by position: max(2, 1) values, the guard's
-		// value i choosing, the instances those of the true operand
+		// libpcp 6.0.3 and 6.3.8 work by position: max(2, 1) values, the
+		// guard's value i choosing, the instances those of the true
+		// operand
 		{name: "guard by position (6.0.3)", expr: "bool ? i32 : neg", typ: pmapi.Type32,
 			samples: []tSample{s(1, "bool", "0:0 1:1 2:2", "i32", "2:30 1:20", "neg", "-:-1")},
 			want:    []string{"2:-1 1:20"}},
+		{name: "guard by position (current)", expr: "bool ? i32 : neg", d: DialectCurrent, typ: pmapi.Type32,
+			samples: []tSample{s(1, "bool", "0:0 1:1 2:2", "i32", "2:30 1:20", "neg", "-:-1")},
+			want:    []string{"2:-1 1:20"}},
+		// novalue() selected: that position has no value
+		{name: "novalue by position (current)", expr: "bool ? i32 : novalue()", d: DialectCurrent, typ: pmapi.Type32,
+			samples: []tSample{s(1, "bool", "0:1 1:0 2:1", "i32", "0:10 1:20 2:30")},
+			want:    []string{"0:10 2:30"}},
 		{name: "guard shorter than the operands (6.0.3)", expr: "bool ? i32 : -i32", typ: pmapi.Type32,
 			samples: []tSample{s(1, "bool", "0:1", "i32", "0:1 1:2 2:3")},
 			want:    []string{"0:1 1:2 2:3"}},

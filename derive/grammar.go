@@ -8,10 +8,11 @@ const (
 	// min, sum, rate, instant and defined take a metric name only;
 	// there is no novalue() and no mkconst(..., meta=...).
 	Dialect603 Dialect = iota
-	// DialectCurrent is the language of pmRegisterDerived(3) in PCP 6.3.8:
-	// the functions other than defined() take expressions, and novalue()
-	// and meta= are accepted. Its syntax error messages for the new
-	// constructs are pcpkit's own (no 6.3.8 library was available to ask).
+	// DialectCurrent is the language of libpcp 6.3.8 (checked against the
+	// real library): delta(), rate() and instant() take expressions (avg,
+	// count, max, min, sum and defined still take a metric name, whatever
+	// pmRegisterDerived(3) says), novalue() may be an operand of ?:, and
+	// mkconst() and novalue() take meta=NAME.
 	DialectCurrent
 )
 
@@ -55,8 +56,9 @@ const (
 	aRescale            // func: RESCALE ( expr , STRING )
 	aMatchinst          // func: MATCHINST ( regexpr , expr )
 	aScalar             // func: SCALAR ( expr )
-	aNovalueSpec        // $@: <empty> before a novalue speclist
-	aNovalue            // func: NOVALUE ( ) or NOVALUE ( $@ speclist )
+	aNovalue            // novalue: NOVALUE ( )
+	aNovalueSpec        // novalue: NOVALUE ( speclist )
+	aNovalueTwice       // expr: expr ? novalue : novalue -> YYERROR
 )
 
 // parseTables are the LALR(1) tables of one dialect's grammar. They are
