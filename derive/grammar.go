@@ -26,39 +26,39 @@ func (d Dialect) String() string {
 // Semantic actions of the grammar rules (derive/internal/grammar names
 // them for each rule).
 const (
-	aDefault     = iota // $$ = $1
-	aAccept             // defn: expr L_EOS
-	aUnexpected         // defn: expr OP error      -> "Unexpected 'OP'"
-	aInitial            // defn: OP error           -> "Unexpected initial 'OP'"
-	aParen              // expr: ( expr )
-	aNameInst           // expr: NAME INSTNAME
-	aParenInst          // expr: ( expr ) INSTNAME
-	aName               // expr: NAME
-	aBinary             // expr: expr OP expr
-	aUnary              // expr: - expr, ! expr
-	aCond               // expr: expr ? expr : expr
-	aFollow             // X error -> "<what> expected to follow <after>"
-	aRegexpr            // regexpr: opt_bang PATTERN
-	aBang               // opt_bang: NOT
-	aNoBang             // opt_bang: <empty>
-	aInteger            // num: INTEGER
-	aDouble             // num: DOUBLE
-	aSpecInt            // $@: <empty> before an integer mkconst speclist
-	aSpecDouble         // $@: <empty> before a real mkconst speclist
-	aMkconstInt         // num: MKCONST ( INTEGER , $@ speclist )
-	aMkconstDbl         // num: MKCONST ( DOUBLE , $@ speclist )
-	aSpecType           // spec: TYPE = specval
-	aSpecSem            // spec: SEMANTICS = specval
-	aSpecUnits          // spec: UNITS = specval
-	aSpecMeta           // spec: META = specval
-	aAnon               // func: ANON ( NAME )
-	aFunc               // func: F ( NAME ) or F ( expr )
-	aRescale            // func: RESCALE ( expr , STRING )
-	aMatchinst          // func: MATCHINST ( regexpr , expr )
-	aScalar             // func: SCALAR ( expr )
-	aNovalue            // novalue: NOVALUE ( )
-	aNovalueSpec        // novalue: NOVALUE ( speclist )
-	aNovalueTwice       // expr: expr ? novalue : novalue -> YYERROR
+	aDefault      = iota // $$ = $1
+	aAccept              // defn: expr L_EOS
+	aUnexpected          // defn: expr OP error      -> "Unexpected 'OP'"
+	aInitial             // defn: OP error           -> "Unexpected initial 'OP'"
+	aParen               // expr: ( expr )
+	aNameInst            // expr: NAME INSTNAME
+	aParenInst           // expr: ( expr ) INSTNAME
+	aName                // expr: NAME
+	aBinary              // expr: expr OP expr
+	aUnary               // expr: - expr, ! expr
+	aCond                // expr: expr ? expr : expr
+	aFollow              // X error -> "<what> expected to follow <after>"
+	aRegexpr             // regexpr: opt_bang PATTERN
+	aBang                // opt_bang: NOT
+	aNoBang              // opt_bang: <empty>
+	aInteger             // num: INTEGER
+	aDouble              // num: DOUBLE
+	aSpecInt             // $@: <empty> before an integer mkconst speclist
+	aSpecDouble          // $@: <empty> before a real mkconst speclist
+	aMkconstInt          // num: MKCONST ( INTEGER , $@ speclist )
+	aMkconstDbl          // num: MKCONST ( DOUBLE , $@ speclist )
+	aSpecType            // spec: TYPE = specval
+	aSpecSem             // spec: SEMANTICS = specval
+	aSpecUnits           // spec: UNITS = specval
+	aSpecMeta            // spec: META = specval
+	aAnon                // func: ANON ( NAME )
+	aFunc                // func: F ( NAME ) or F ( expr )
+	aRescale             // func: RESCALE ( expr , STRING )
+	aMatchinst           // func: MATCHINST ( regexpr , expr )
+	aScalar              // func: SCALAR ( expr )
+	aNovalue             // novalue: NOVALUE ( )
+	aNovalueSpec         // novalue: NOVALUE ( speclist )
+	aNovalueTwice        // expr: expr ? novalue : novalue -> YYERROR
 )
 
 // parseTables are the LALR(1) tables of one dialect's grammar. They are

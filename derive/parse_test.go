@@ -266,7 +266,7 @@ func TestParseNodes(t *testing.T) {
 		{"mkconst(3, units=\"Kbyte / sec\", type=U64, semantics=Counter)", Dialect603, &Node{Op: OpInteger, Text: "3", Spec: &Spec{
 			Params: []SpecParam{{"units", "Kbyte / sec"}, {"type", "U64"}, {"semantics", "Counter"}},
 			Type:   pmapi.TypeU64, Sem: pmapi.SemCounter, Units: pmapi.Units{DimSpace: 1, DimTime: -1, ScaleSpace: 1, ScaleTime: 3},
-			InDom:  pmapi.InDomNull, Set: SetType | SetSem | SetUnits}}},
+			InDom: pmapi.InDomNull, Set: SetType | SetSem | SetUnits}}},
 		{"mkconst(2.5, type=float)", Dialect603, &Node{Op: OpDouble, Text: "2.5", Spec: &Spec{
 			Params: []SpecParam{{"type", "float"}}, Type: pmapi.TypeFloat, Sem: pmapi.SemDiscrete, InDom: pmapi.InDomNull, Set: SetType}}},
 		{"rescale(x, \"count/sec\")", Dialect603, &Node{Op: OpRescale, Text: "count/sec", Left: &Node{Op: OpName, Text: "x"},
@@ -283,7 +283,7 @@ func TestParseNodes(t *testing.T) {
 			Left: &Node{Op: OpName, Text: "a"}, Right: &Node{Op: OpName, Text: "b"}, Else: &Node{Op: OpNoValue, Spec: &Spec{
 				Params: []SpecParam{{"type", "float"}, {"semantics", "instant"}, {"units", "Kbytes/sec"}},
 				Type:   pmapi.TypeFloat, Sem: pmapi.SemInstant, Units: pmapi.Units{DimSpace: 1, DimTime: -1, ScaleSpace: 1, ScaleTime: 3},
-				Set:    SetType | SetSem | SetUnits}}}},
+				Set: SetType | SetSem | SetUnits}}}},
 		{"mkconst(2.5, units=sec) > 1 ? novalue(type=u64) : b", DialectCurrent, &Node{Op: OpCond,
 			Left: &Node{Op: OpGT, Left: &Node{Op: OpDouble, Text: "2.5", Spec: &Spec{Params: []SpecParam{{"units", "sec"}},
 				Type: pmapi.TypeDouble, Sem: pmapi.SemDiscrete, InDom: pmapi.InDomNull, Units: pmapi.Units{DimTime: 1, ScaleTime: 3}, Set: SetUnits}},

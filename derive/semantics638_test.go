@@ -224,4 +224,3 @@ func TestSemanticsReal638(t *testing.T) {
 		t.Errorf("%s is stale (-golden +libpcp 6.3.8); DERIVE_UPDATE=1 rewrites it:\n%s", semantics638Golden, d)
 	}
 }
-
