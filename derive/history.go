@@ -17,6 +17,9 @@ import (
 //     there is left out.
 //   - delta(): U32 operands give (int64)cur - (int64)prev, U64 operands
 //     (double)cur - (double)prev, others the difference in their own type.
+//   - in DialectCurrent, delta() and rate() of x[name] or of defined()
+//     never have values: libpcp 6.3.8 keeps no history for those nodes
+//     (checked with the real library);
 //   - rate(): the difference computed in the operand's type, as a
 //     double, divided by the seconds between the two evaluations' result
 //     times; for an operand with a time dimension of 1 it is then scaled
@@ -39,6 +42,11 @@ func (e *Evaluator) evalHistory(n *enode) {
 	cur, last := &c.val, &n.last
 	num := min(cur.num, last.num)
 	n.val.reset()
+	if n.dialect == DialectCurrent && (c.op == OpInst || c.op == OpDefined) {
+		// libpcp 6.3.8 keeps no history for x[name] and defined(): their
+		// delta() and rate() never have values
+		return
+	}
 	if num <= 0 {
 		n.val.setErr(num)
 		last.copyFrom(cur)
@@ -188,9 +196,12 @@ func (e *Evaluator) evalCond(n *enode) {
 // it has an instance domain). A position where novalue() is selected has
 // no value: libpcp leaves a hole there and drops the last value instead
 // (so the values it returns are unset memory but when those positions
-// come last, where the two agree); pcpkit leaves the position out.
-// Where libpcp reads instance numbers past the end of its array (or from
-// novalue(), which crashes it), the other operand's instance is taken.
+// come last, where the two agree); pcpkit leaves the position out, or
+// with EvalOptions.Literal fills the hole with instance 0 and value 0 (what
+// libpcp returns when its memory is fresh) and drops the last values as
+// libpcp does. Where libpcp reads instance numbers past the end of its
+// array (or from novalue(), which crashes it), the other operand's
+// instance is taken.
 func (e *Evaluator) evalCond638(n *enode, res *pmapi.Result) {
 	g, t, f := n.left, n.right, n.els
 	bindL := !n.b.Static || n.b.StaticTrue
@@ -239,6 +250,7 @@ func (e *Evaluator) evalCond638(n *enode, res *pmapi.Result) {
 			instOf, other = f, t
 		}
 	}
+	holes := 0
 	for i := 0; i < num; i++ {
 		if bindL && bindR && i < int(g.val.num) {
 			pick = t
@@ -247,6 +259,10 @@ func (e *Evaluator) evalCond638(n *enode, res *pmapi.Result) {
 			}
 		}
 		if pick.op == OpNoValue {
+			holes++
+			if e.opts.Literal {
+				n.val.add(ival{})
+			}
 			continue
 		}
 		v := pick.val.v[0]
@@ -260,6 +276,10 @@ func (e *Evaluator) evalCond638(n *enode, res *pmapi.Result) {
 			v.inst = other.val.v[i].inst
 		}
 		n.val.add(v)
+	}
+	if e.opts.Literal && holes > 0 {
+		n.val.v = n.val.v[:num-holes]
+		n.val.num = int32(num - holes)
 	}
 	n.stringBug()
 }
@@ -313,10 +333,11 @@ func (e *Evaluator) evalCond603(n *enode) {
 	n.stringBug()
 }
 
-// stringBug reproduces libpcp 6.0.3's ?: over strings in Dialect603: the
-// string's length is not copied, so every value is the empty string.
+// stringBug reproduces libpcp's ?: over strings (6.0.3's and 6.3.8's):
+// the string's length is not copied (it is that of memory libpcp never
+// wrote, 0 when the memory is fresh), so every value is the empty string.
 func (n *enode) stringBug() {
-	if n.dialect != Dialect603 || n.typ != pmapi.TypeString {
+	if n.typ != pmapi.TypeString {
 		return
 	}
 	for i := range n.val.v {

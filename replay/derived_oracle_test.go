@@ -75,8 +75,14 @@ func runDerivedOracle(t testing.TB, archive, config, names, ops string) (out str
 // config and prints what derive.py prints.
 func dmScript(t testing.TB, archive, config, names, ops string, opts derive.EvalOptions) string {
 	t.Helper()
+	return dmScriptIn(t, derive.Dialect603, archive, config, names, ops, opts)
+}
+
+// dmScriptIn is dmScript in dialect d.
+func dmScriptIn(t testing.TB, d derive.Dialect, archive, config, names, ops string, opts derive.EvalOptions) string {
+	t.Helper()
 	var b strings.Builder
-	reg := derive.NewRegistry(derive.Dialect603)
+	reg := derive.NewRegistry(d)
 	reg.RegisterEventMetrics()
 	n := reg.LoadConfigData("derived.conf", []byte(config), io.Discard)
 	fmt.Fprintf(&b, "load %d\n", n)
