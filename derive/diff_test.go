@@ -158,29 +158,3 @@ func TestDifferentialParse603(t *testing.T) {
 		t.Errorf("%d of %d differ", bad, len(exprs))
 	}
 }
-
-// DialectCurrent is a superset of Dialect603: what 6.0.3 parses, it parses
-// to the same tree (except for the names "meta" and "novalue(", which it
-// reserves).
-func TestCurrentSuperset(t *testing.T) {
-	r := rand.New(rand.NewSource(2))
-	checked := 0
-	for i := 0; i < 20000; i++ {
-		e := randomInput(r)
-		if strings.Contains(e, "meta") || strings.Contains(e, "novalue") {
-			continue
-		}
-		n603, err := Parse(e, Dialect603)
-		if err != nil {
-			continue
-		}
-		checked++
-		nCur, err := Parse(e, DialectCurrent)
-		if err != nil || !Equal(n603, nCur) {
-			t.Errorf("%q: 6.0.3 %s, current %v %v", e, n603, nCur, err)
-		}
-	}
-	if checked < 1000 {
-		t.Errorf("only %d valid inputs", checked)
-	}
-}
