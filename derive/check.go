@@ -62,6 +62,10 @@ func (e *SemanticError) Unwrap() error { return pmapi.ErrBadDerive }
 type BindError struct {
 	Metric  string
 	Operand string
+	// reason is libpcp 6.3.8's message, which pmAddDerivedMetric reports
+	// (DialectCurrent): "Unknown operand metric", or "Metadata for operand
+	// metric not available".
+	reason string
 }
 
 func (e *BindError) Error() string {

@@ -61,12 +61,14 @@ func (b *binder) bind638(n, parent *Node, lazy bool) (*Bound, error) {
 		}
 		desc, ok := b.lookup(n.Text)
 		switch {
-		case !ok && lazy && !derived:
+		case !ok && derived:
+			return nil, &BindError{Metric: b.metric, Operand: n.Text, reason: reasonNoMetadata}
+		case !ok && lazy:
 			bd.Missing = true
 			bd.Desc = pmapi.Desc{PMID: pmapi.PMIDNull}
 			return bd, nil
 		case !ok:
-			return nil, &BindError{Metric: b.metric, Operand: n.Text}
+			return nil, &BindError{Metric: b.metric, Operand: n.Text, reason: reasonUnknownOperand}
 		}
 		bd.Desc = desc
 	case OpInteger, OpDouble, OpNoValue:
@@ -76,6 +78,12 @@ func (b *binder) bind638(n, parent *Node, lazy bool) (*Bound, error) {
 	}
 	return bd, nil
 }
+
+// libpcp 6.3.8's messages for an operand that cannot be bound.
+const (
+	reasonUnknownOperand = "Unknown operand metric"
+	reasonNoMetadata     = "Metadata for operand metric not available"
+)
 
 func isConstOrNoValue(op Op) bool { return op == OpInteger || op == OpDouble || op == OpNoValue }
 

@@ -127,17 +127,24 @@ const maxSteps = 1 << 22
 // parse parses expr in the parser state st, which it updates as libpcp
 // updates its own.
 func parse(expr string, d Dialect, st *parserState) (*Node, error) {
-	n, err := parseTree(expr, d, st)
+	n, _, err := parseStale(expr, d, st)
+	return n, err
+}
+
+// parseStale is parse, also reporting a parse that stopped without a
+// syntax error and so gives the previous tree (see parserState.last).
+func parseStale(expr string, d Dialect, st *parserState) (n *Node, stale bool, err error) {
+	n, err = parseTree(expr, d, st)
 	if err == nil {
 		st.last = n
-		return n, nil
+		return n, false, nil
 	}
 	if se := err.(*SyntaxError); se.stale && st.last != nil {
 		// pmRegisterDerived succeeds, with the previous tree
-		return st.last, nil
+		return st.last, true, nil
 	}
 	st.last = nil
-	return nil, err
+	return nil, false, err
 }
 
 // msgNovalueTwice is libpcp 6.3.8's message for "x ? novalue() : novalue()".

@@ -224,3 +224,77 @@ func TestSemanticsReal638(t *testing.T) {
 		t.Errorf("%s is stale (-golden +libpcp 6.3.8); DERIVE_UPDATE=1 rewrites it:\n%s", semantics638Golden, d)
 	}
 }
+
+// add638Cases are per-context definitions (pmAddDerivedMetric) in an
+// archive context of synth3, in order.
+var add638Cases = []string{
+	"p.a", "nosuch + 1",
+	"p.b", "3 * ",
+	"p.d", "synth.disc",
+	"p.a", "synth.disc",
+	"synth.disc", "synth.inst",
+	"p.e", "rate(synth.str)",
+	"p.f", "1 ? synth.inst : synth.disc",
+	"p.g", "rate(synth.ctr32 + synth.ctr32)",
+	"p.h", "synth.disc > 0 ? no.such : synth.disc",
+	"p.i", "p.d + 1",
+	"p.j", "defined(no.such) ? no.such : synth.inst",
+	"p.k", "mkconst(1, meta=no.such)",
+	"p.g2", "synth.disc + 1", // (a tree for the next to reuse: p.k's is freed)
+	"p.l", "synth.disc ? novalue() : novalue()",
+	"p.m", "avg(synth.multi + 1)",
+	"p.n", "rate(rate(synth.ctr32))",
+}
+
+// add638Errmsgs are libpcp 6.3.8's messages for add638Cases (TestAdd638Real
+// asks it again).
+var add638Errmsgs = []string{
+	"Semantic Error: pmAddDerivedMetric(\"p.a\", ...)\nnosuch + 1\n^\nUnknown operand metric\n",
+	"Syntax Error: pmAddDerivedMetric(\"p.b\", ...)\n3 * \n   ^\nArithmetic expression expected to follow STAR\n",
+	"",
+	"Error: pmAddDerivedMetric(\"p.a\", ...): returns -12409\nDuplicate per-context derived metric name\n",
+	"",
+	"Semantic Error: pmAddDerivedMetric(\"p.e\", ...)\nrate(synth.str)\n^\nNon-arithmetic operand for function\n",
+	"",
+	"",
+	"Semantic Error: pmAddDerivedMetric(\"p.h\", ...)\nsynth.disc > 0 ? no.such : synth.disc\n^\nUnknown metric for ternary expression\n",
+	"Semantic Error: pmAddDerivedMetric(\"p.i\", ...)\np.d + 1\n^\nIllegal nested derived metric\n",
+	"",
+	"Semantic Error: pmAddDerivedMetric(\"p.k\", ...)\nmkconst(1, meta=no.such)\n^\nUnknown operand metric\n",
+	"",
+	"Semantic Error: pmAddDerivedMetric(\"p.l\", ...)\nsynth.disc ? novalue() : novalue()\n^\nnovalue() may appear at most once in a ternary expression\n",
+	"Syntax Error: pmAddDerivedMetric(\"p.m\", ...)\navg(synth.multi + 1)\n                ^\nMetric name expected to follow avg(\n",
+	"Semantic Error: pmAddDerivedMetric(\"p.n\", ...)\nrate(rate(synth.ctr32))\n^\nIncorrect time dimension for operand\n",
+}
+
+// TestAdd638: pmAddDerivedMetric's messages in DialectCurrent.
+func TestAdd638(t *testing.T) {
+	r := NewRegistry(DialectCurrent)
+	r.RegisterEventMetrics()
+	descs := archiveDescs(t, "synth3")
+	ctx := r.NewContext(func(n string) (pmapi.Desc, bool) { d, ok := descs[n]; return d, ok })
+	for i := 0; i < len(add638Cases); i += 2 {
+		got, _ := ctx.AddMetric(add638Cases[i], add638Cases[i+1])
+		if want := add638Errmsgs[i/2]; got != want {
+			t.Errorf("%s = %q: %q, libpcp 6.3.8 %q", add638Cases[i], add638Cases[i+1], got, want)
+		}
+	}
+}
+
+// TestAdd638Real asks libpcp 6.3.8.
+func TestAdd638Real(t *testing.T) {
+	o := newOracle638(t)
+	reqs := []oracleReq{{Op: "ctx", Expr: o.archive(t, archivePath(t, "synth3"))}}
+	for i := 0; i < len(add638Cases); i += 2 {
+		reqs = append(reqs, oracleReq{Op: "add", Name: add638Cases[i], Expr: add638Cases[i+1]})
+	}
+	resps := o.run(t, reqs)
+	if !resps[0].OK {
+		t.Fatalf("pmNewContext: %d", resps[0].Pos)
+	}
+	for i, resp := range resps[1:] {
+		if resp.ErrMsg != add638Errmsgs[i] {
+			t.Errorf("%s = %q: libpcp 6.3.8 %q, the table %q", add638Cases[2*i], add638Cases[2*i+1], resp.ErrMsg, add638Errmsgs[i])
+		}
+	}
+}
