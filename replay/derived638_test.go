@@ -8,11 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/pcpkit/pcpkit/derive"
 	"github.com/pcpkit/pcpkit/internal/testenv"
@@ -239,17 +242,16 @@ m.t = defined(disk.dev.read) ? disk.dev.read : novalue()
 	{archive: "qa/derive", config: `l.a = rate(sample.derived.a + 1)
 l.b = defined(sample.derived.b) ? sample.derived.b : novalue()
 `, names: "l.a,l.b"},
-	// strings through ?:, a derived metric as the whole expression, a
-	// guard that has no values, guards with and without instances
+	// strings through ?:, a guard that has no values, guards with and
+	// without instances
 	{archive: "sample3", config: `q.s = sample.step > 0 ? sample.string.hullo : sample.string.null
 q.n = sample.step > 0 ? sample.string.hullo : novalue()
-q.a = q.b
 q.b = sample.float.bin * 2
 q.g = no.such > 1 ? sample.float.bin : sample.float.bin
 q.i = sample.float.bin > 300 ? 1 : 0
 q.m = sample.mirage > 100 ? sample.mirage : -sample.mirage
 q.e = event.flags
-`, names: "q.s,q.n,q.a,q.b,q.g,q.i,q.m,q.e"},
+`, names: "q.s,q.n,q.b,q.g,q.i,q.m,q.e"},
 	// scalar, rescale, instance selection on expressions
 	{archive: "sample3", config: `s.sc = scalar(sample.float.bin * 2)
 s.r = rescale(rate(sample.milliseconds), "count")
@@ -284,4 +286,111 @@ func TestDerivedOracle638(t *testing.T) {
 		})
 	}
 	t.Logf("derived oracle 6.3.8: %d comparisons, %d identical, %d lines of libpcp 6.3.8 output", dm638Compared.Load(), dm638Matched.Load(), dm638Lines.Load())
+}
+
+// pminfo638Configs are configurations for pminfo -f with semantic errors
+// (which pminfo prints as it looks the descriptors up).
+var pminfo638Configs = []dmCase{
+	{archive: "qa/ok-foo", config: `e.a = sample.seconds + sample.bin
+e.b = no.such + 1
+e.c = delta(sample.bin + sample.seconds)
+e.d = sample.bin > 1 ? sample.bin : sample.seconds
+e.e = defined(no.such) ? no.such : sample.bin
+e.f = sample.bin > 1 ? no.such : sample.bin
+e.g = sample.bin > 1 ? novalue(units="Kbyte") : sample.seconds
+e.h = sample.colour
+e.i = e.h + 1
+e.j = mkconst(1, meta=sample.bin)
+e.k = rate(instant(sample.lights))
+e.l = matchinst(/x/, sample.seconds)
+e.m = rate(sample.bin * sample.bin)
+`},
+}
+
+// pminfo638Format undoes what pminfo 6.3.8 prints differently from 6.0.3
+// (whose output pminfoValues makes) for reasons other than derived
+// metrics: an error value's line is not indented, pmErrStr says "PCP
+// archive" for 6.0.3's "PCP archive log", and an instance with no name
+// gets a line of its own rather than "???".
+var pminfo638Format = replacers{strings.NewReplacer(
+	"\nError: ", "\n    Error: ",
+	"identifier not defined in the PCP archive\n", "identifier not defined in the PCP archive log\n"),
+	regexpReplacer{regexp.MustCompile(`pmNameIndom: indom=[0-9.]+ inst=(-?[0-9]+): Unknown or illegal instance identifier\n    inst \[-?[0-9]+\]`), "    inst [$1 or ???]"},
+}
+
+type replacers []interface{ Replace(string) string }
+
+func (rs replacers) Replace(s string) string {
+	for _, r := range rs {
+		s = r.Replace(s)
+	}
+	return s
+}
+
+type regexpReplacer struct {
+	re   *regexp.Regexp
+	repl string
+}
+
+func (r regexpReplacer) Replace(s string) string { return r.re.ReplaceAllString(s, r.repl) }
+
+func copyTo(t testing.TB, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDerivedPminfo638 compares PCP_DERIVED_CONFIG=FILE pminfo -a ARCHIVE
+// -f NAMES of the real PCP 6.3.8 with the same from a replay context in
+// DialectCurrent: semantic errors, descriptors that fail, and the values
+// of one fetch at the start of the archive (libpcp with fresh memory, as
+// for TestDerivedOracle638, and EvalOptions.Literal).
+func TestDerivedPminfo638(t *testing.T) {
+	c638 := testenv.Real638(t)
+	n, same := 0, 0
+	for i, c := range append(append([]dmCase(nil), dm638Cases...), pminfo638Configs...) {
+		archive := dmArchive(t, c.archive)
+		host, inside := c638.TempDir(t)
+		name := chrootArchive(t, archive, host)
+		if err := os.WriteFile(filepath.Join(host, "derived.conf"), []byte(c.config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, l := range strings.Split(c.config, "\n") {
+			if n, _, ok := strings.Cut(l, "="); ok {
+				names = append(names, strings.TrimSpace(n))
+			}
+		}
+		env := []string{"PCP_DERIVED_CONFIG=" + inside + "/derived.conf"}
+		if so := noFree638(t); so != "" {
+			copyTo(t, so, filepath.Join(host, "nofree.so"))
+			env = append(env, "LD_PRELOAD="+inside+"/nofree.so")
+		}
+		wout, werr, rc := c638.Run(t, inside, env, "pminfo", append([]string{"-a", name, "-f"}, names...)...)
+		if rc < 0 {
+			t.Logf("case %d (%s): the real pminfo 6.3.8 crashed: not compared", i, c.archive)
+			continue
+		}
+		wout = []byte(pminfo638Format.Replace(string(wout)))
+		gout, gerr := pminfoValuesIn(t, derive.DialectCurrent, derive.EvalOptions{Literal: true}, archive, "derived.conf", c.config, names)
+		n++
+		ok := true
+		if d := cmp.Diff(string(wout), gout); d != "" {
+			t.Errorf("case %d (%s): pminfo 6.3.8 -f stdout differs (-real +pcpkit):\n%s", i, c.archive, d)
+			ok = false
+		}
+		if d := cmp.Diff(string(werr), gerr); d != "" {
+			t.Errorf("case %d (%s): pminfo 6.3.8 -f stderr differs (-real +pcpkit):\n%s", i, c.archive, d)
+			ok = false
+		}
+		if ok {
+			same++
+		}
+	}
+	t.Logf("pminfo 6.3.8 -f: %d configurations compared, %d identical", n, same)
 }

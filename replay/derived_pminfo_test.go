@@ -22,8 +22,15 @@ import (
 // PM_MODE_FORW fetch), as pmPrintValue prints them.
 func pminfoValues(t *testing.T, archive, cfgName, config string, names []string) (stdout, stderr string) {
 	t.Helper()
+	return pminfoValuesIn(t, derive.Dialect603, derive.EvalOptions{}, archive, cfgName, config, names)
+}
+
+// pminfoValuesIn is pminfoValues in dialect d, with evaluation options
+// opts.
+func pminfoValuesIn(t *testing.T, d derive.Dialect, opts derive.EvalOptions, archive, cfgName, config string, names []string) (stdout, stderr string) {
+	t.Helper()
 	var out, errs strings.Builder
-	reg := derive.NewRegistry(derive.Dialect603)
+	reg := derive.NewRegistry(d)
 	reg.RegisterEventMetrics()
 	reg.LoadConfigData(cfgName, []byte(config), &errs)
 	c, err := replay.Open(archive)
@@ -31,7 +38,7 @@ func pminfoValues(t *testing.T, archive, cfgName, config string, names []string)
 		t.Fatal(err)
 	}
 	defer c.Close()
-	dc := c.UseDerived(reg, derive.EvalOptions{})
+	dc := c.UseDerived(reg, opts)
 	type entry struct {
 		name string
 		pmid pmapi.PMID
