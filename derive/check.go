@@ -255,8 +255,7 @@ func (b *binder) check(bd *Bound) error {
 	case OpName, OpInteger, OpDouble:
 		return nil
 	case OpDefined:
-		bd.Defined = !bd.Left.Missing
-		bd.Desc = pmapi.Desc{PMID: pmapi.PMIDNull, Type: pmapi.TypeU32, InDom: pmapi.InDomNull, Sem: pmapi.SemDiscrete}
+		checkDefined(bd)
 		return nil
 	case OpAnon:
 		return nil
@@ -281,14 +280,34 @@ func (b *binder) check(bd *Bound) error {
 		if err := b.checkColon(bd); err != nil {
 			return err
 		}
-		if !isArith(bd.Left.Desc.Type) {
-			return b.fail(n, reasonGuardType)
-		}
-		if bd.Right.Desc.InDom == pmapi.InDomNull && bd.Else.Desc.InDom == pmapi.InDomNull &&
-			bd.Left.Desc.InDom != pmapi.InDomNull {
-			return b.fail(n, reasonGuardScalar)
-		}
-		return nil
+		return b.checkGuard(bd)
+	}
+	return b.checkOp(bd)
+}
+
+// checkDefined sets defined()'s value (whether the context has the
+// metric) and descriptor (a discrete U32).
+func checkDefined(bd *Bound) {
+	bd.Defined = !bd.Left.Missing
+	bd.Desc = pmapi.Desc{PMID: pmapi.PMIDNull, Type: pmapi.TypeU32, InDom: pmapi.InDomNull, Sem: pmapi.SemDiscrete}
+}
+
+// checkGuard is the rules of the guard of ?:.
+func (b *binder) checkGuard(bd *Bound) error {
+	if !isArith(bd.Left.Desc.Type) {
+		return b.fail(bd.Node, reasonGuardType)
+	}
+	if bd.Right.Desc.InDom == pmapi.InDomNull && bd.Else.Desc.InDom == pmapi.InDomNull &&
+		bd.Left.Desc.InDom != pmapi.InDomNull {
+		return b.fail(bd.Node, reasonGuardScalar)
+	}
+	return nil
+}
+
+// checkOp sets the descriptor of an operator or function whose operands
+// are checked, and checks it.
+func (b *binder) checkOp(bd *Bound) error {
+	switch n := bd.Node; {
 	case n.Op == OpInst || n.Op == OpMatchInst:
 		bd.Desc = bd.Left.Desc
 		return nil

@@ -159,8 +159,7 @@ func (b *binder) check638(bd *Bound) error {
 	case OpName, OpInteger, OpDouble, OpNoValue, OpAnon:
 		return nil
 	case OpDefined:
-		bd.Defined = !bd.Left.Missing
-		bd.Desc = pmapi.Desc{PMID: pmapi.PMIDNull, Type: pmapi.TypeU32, InDom: pmapi.InDomNull, Sem: pmapi.SemDiscrete}
+		checkDefined(bd)
 		return nil
 	case OpCond:
 		return b.checkCond638(bd)
@@ -172,21 +171,13 @@ func (b *binder) check638(bd *Bound) error {
 			}
 		}
 	}
-	switch {
-	case n.Op == OpInst || n.Op == OpMatchInst:
-		bd.Desc = bd.Left.Desc
-		return nil
-	case n.Op.IsBinary() || n.Op == OpRescale:
-		return b.mapDesc(bd)
-	}
-	return b.checkUnary(bd)
+	return b.checkOp(bd)
 }
 
 // checkCond638 checks ?: (libpcp's N_QUEST over N_COLON): the guard, then
 // the operands its static value selects, then the rules of the operands,
 // then the guard's.
 func (b *binder) checkCond638(bd *Bound) error {
-	n := bd.Node
 	if err := b.check638(bd.Left); err != nil {
 		return err
 	}
@@ -241,13 +232,7 @@ func (b *binder) checkCond638(bd *Bound) error {
 			return err
 		}
 	}
-	if !isArith(bd.Left.Desc.Type) {
-		return b.fail(n, reasonGuardType)
-	}
-	if l.Desc.InDom == pmapi.InDomNull && r.Desc.InDom == pmapi.InDomNull && bd.Left.Desc.InDom != pmapi.InDomNull {
-		return b.fail(n, reasonGuardScalar)
-	}
-	return nil
+	return b.checkGuard(bd)
 }
 
 // missingOperand is libpcp 6.3.8's check_metrics: the first metric, in the

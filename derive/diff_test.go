@@ -126,35 +126,44 @@ func ourOutcome(expr string, d Dialect, st *parserState) string {
 
 func TestDifferentialParse603(t *testing.T) {
 	needOracle(t)
+	diffParse(t, Dialect603, randomInput, 603, "libpcp", func(reqs []oracleReq) []oracleResp { return runOracle(t, reqs) })
+}
+
+// diffParse registers random expressions (10000, 500 with -short) in one
+// libpcp process (run) and in a parser state of dialect d, in the same
+// order, and reports those that do not fail (or succeed) the same way.
+func diffParse(t *testing.T, d Dialect, input func(*rand.Rand) string, seed int64, who string, run func([]oracleReq) []oracleResp) {
+	t.Helper()
 	n := 10000
 	if testing.Short() {
 		n = 500
 	}
-	r := rand.New(rand.NewSource(603))
+	r := rand.New(rand.NewSource(seed))
 	var exprs []string
 	var reqs []oracleReq
 	for i := 0; i < n; i++ {
-		e := randomInput(r)
-		if strings.Contains(e, "anon(") { // crashes libpcp 6.0.3 when misused
+		e := input(r)
+		if strings.Contains(e, "anon(") { // crashes libpcp when misused
 			continue
 		}
 		exprs = append(exprs, e)
 		reqs = append(reqs, oracleReq{Op: "reg", Name: fmt.Sprintf("diff.m%d", i), Expr: e})
 	}
-	resps := runOracle(t, reqs)
+	resps := run(reqs)
 	var st parserState
 	bad := 0
 	for i, e := range exprs {
 		want := describeResp(resps[i])
-		got := ourOutcome(e, Dialect603, &st)
+		got := ourOutcome(e, d, &st)
 		if got != want {
 			bad++
 			if bad <= 30 {
-				t.Errorf("%q: got %s, libpcp %s", e, got, want)
+				t.Errorf("%q: got %s, %s %s", e, got, who, want)
 			}
 		}
 	}
 	if bad > 0 {
 		t.Errorf("%d of %d differ", bad, len(exprs))
 	}
+	t.Logf("%d random expressions registered in %s and here", len(exprs), who)
 }

@@ -1,7 +1,6 @@
 package derive
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -154,23 +153,10 @@ func semantics638Run(t *testing.T, archive string) []semAnswer {
 	return out
 }
 
-func readSemantics638(t *testing.T) map[string][]semAnswer {
-	t.Helper()
-	b, err := os.ReadFile(semantics638Golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want map[string][]semAnswer
-	if err := json.Unmarshal(b, &want); err != nil {
-		t.Fatalf("%s: %v", semantics638Golden, err)
-	}
-	return want
-}
-
 // TestSemantics638: descriptors and semantic errors as libpcp 6.3.8 gives
 // them (semantics638Golden).
 func TestSemantics638(t *testing.T) {
-	want := readSemantics638(t)
+	want := readGolden[map[string][]semAnswer](t, semantics638Golden)
 	for archive := range semantics638Cases {
 		if d := cmp.Diff(want[archive], semantics638Run(t, archive)); d != "" {
 			t.Errorf("%s: DialectCurrent differs from libpcp 6.3.8 (-6.3.8 +pcpkit):\n%s", archive, d)
@@ -211,18 +197,7 @@ func TestSemanticsReal638(t *testing.T) {
 			real[archive] = append(real[archive], a)
 		}
 	}
-	if os.Getenv("DERIVE_UPDATE") == "1" {
-		b, err := json.MarshalIndent(real, "", "\t")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(semantics638Golden, append(b, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if d := cmp.Diff(readSemantics638(t), real); d != "" {
-		t.Errorf("%s is stale (-golden +libpcp 6.3.8); DERIVE_UPDATE=1 rewrites it:\n%s", semantics638Golden, d)
-	}
+	checkGolden(t, semantics638Golden, real)
 }
 
 // add638Cases are per-context definitions (pmAddDerivedMetric) in an

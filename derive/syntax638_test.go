@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -79,23 +78,42 @@ func syntax638Run(exprs []string) []syntaxAnswer {
 	return out
 }
 
-func readSyntax638(t *testing.T) []syntaxAnswer {
+// readGolden reads a JSON golden.
+func readGolden[T any](t *testing.T, path string) T {
 	t.Helper()
-	b, err := os.ReadFile(syntax638Golden)
+	var v T
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []syntaxAnswer
-	if err := json.Unmarshal(b, &want); err != nil {
-		t.Fatalf("%s: %v", syntax638Golden, err)
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("%s: %v", path, err)
 	}
-	return want
+	return v
+}
+
+// checkGolden compares what libpcp 6.3.8 answered with a JSON golden, which
+// DERIVE_UPDATE=1 rewrites first.
+func checkGolden[T any](t *testing.T, path string, real T) {
+	t.Helper()
+	if os.Getenv("DERIVE_UPDATE") == "1" {
+		b, err := json.MarshalIndent(real, "", "\t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := cmp.Diff(readGolden[T](t, path), real); d != "" {
+		t.Errorf("%s is stale (-golden +libpcp 6.3.8); DERIVE_UPDATE=1 rewrites it:\n%s", path, d)
+	}
 }
 
 // TestSyntaxErrors638: offsets, messages and pmRegisterDerivedMetric's
 // messages as libpcp 6.3.8 gives them (syntax638Golden).
 func TestSyntaxErrors638(t *testing.T) {
-	want := readSyntax638(t)
+	want := readGolden[[]syntaxAnswer](t, syntax638Golden)
 	if d := cmp.Diff(want, syntax638Run(syntax638Exprs())); d != "" {
 		t.Errorf("DialectCurrent differs from libpcp 6.3.8 (-6.3.8 +pcpkit):\n%s", d)
 	}
@@ -117,18 +135,7 @@ func TestSyntaxErrorsReal638(t *testing.T) {
 	for i, e := range exprs {
 		real = append(real, syntaxAnswer{Expr: latin1(e), Reg: describeResp(resps[2*i]), ErrMsg: latin1(resps[2*i+1].ErrMsg)})
 	}
-	if os.Getenv("DERIVE_UPDATE") == "1" {
-		b, err := json.MarshalIndent(real, "", "\t")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(syntax638Golden, append(b, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if d := cmp.Diff(readSyntax638(t), real); d != "" {
-		t.Errorf("%s is stale (-golden +libpcp 6.3.8); DERIVE_UPDATE=1 rewrites it:\n%s", syntax638Golden, d)
-	}
+	checkGolden(t, syntax638Golden, real)
 }
 
 // diffTokens638 are pieces of 6.3.8's additions, for mutations.
@@ -183,36 +190,5 @@ func randomInput638(r *rand.Rand) string {
 // same position with the same message, or both succeed.
 func TestDifferentialParse638(t *testing.T) {
 	o := newOracle638(t)
-	n := 10000
-	if testing.Short() {
-		n = 500
-	}
-	r := rand.New(rand.NewSource(638))
-	var exprs []string
-	var reqs []oracleReq
-	for i := 0; i < n; i++ {
-		e := randomInput638(r)
-		if strings.Contains(e, "anon(") { // crashes libpcp when misused
-			continue
-		}
-		exprs = append(exprs, e)
-		reqs = append(reqs, oracleReq{Op: "reg", Name: fmt.Sprintf("diff.m%d", i), Expr: e})
-	}
-	resps := o.run(t, reqs)
-	var st parserState
-	bad := 0
-	for i, e := range exprs {
-		want := describeResp(resps[i])
-		got := ourOutcome(e, DialectCurrent, &st)
-		if got != want {
-			bad++
-			if bad <= 30 {
-				t.Errorf("%q: got %s, libpcp 6.3.8 %s", e, got, want)
-			}
-		}
-	}
-	if bad > 0 {
-		t.Errorf("%d of %d differ", bad, len(exprs))
-	}
-	t.Logf("%d random expressions registered in libpcp 6.3.8 and here", len(exprs))
+	diffParse(t, DialectCurrent, randomInput638, 638, "libpcp 6.3.8", func(reqs []oracleReq) []oracleResp { return o.run(t, reqs) })
 }

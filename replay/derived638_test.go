@@ -1,21 +1,15 @@
 package replay_test
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/pcpkit/pcpkit/derive"
 	"github.com/pcpkit/pcpkit/internal/testenv"
@@ -26,11 +20,7 @@ import (
 // of the archive inside it, and pcpkit's replay context evaluates the
 // same configuration in DialectCurrent.
 
-var (
-	dm638Compared atomic.Int64
-	dm638Matched  atomic.Int64
-	dm638Lines    atomic.Int64
-)
+var dm638 dmCounts
 
 // chrootArchive copies an archive (a base name, or a directory of
 // archives) into dir, a directory of the chroot, and returns its name
@@ -93,19 +83,7 @@ func runDerivedOracle638(t testing.TB, archive, config, names, ops string) (out 
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := c.CommandContext(ctx, inside, env, "python3", "derive.py", name, "derived.conf", names)
-	cmd.Stdin = strings.NewReader(ops)
-	var outb, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &outb, &errb
-	if err := cmd.Run(); err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && ee.ExitCode() < 0 {
-			t.Logf("the 6.3.8 oracle crashed; comparing what it printed")
-			return outb.String(), true
-		}
-		t.Fatalf("6.3.8 oracle %s: %v\n%s", archive, err, errb.String())
-	}
-	return outb.String(), false
+	return runDMOracle(t, c.CommandContext(ctx, inside, env, "python3", "derive.py", name, "derived.conf", names), archive, ops)
 }
 
 var (
@@ -128,34 +106,7 @@ func dmCompare638(t *testing.T, archive, config, names, ops string) bool {
 	t.Helper()
 	want, crashed := runDerivedOracle638(t, archive, config, names, ops)
 	got := dmScriptIn(t, derive.DialectCurrent, archive, config, names, ops, derive.EvalOptions{Literal: true})
-	if crashed {
-		n := strings.Count(want, "\n")
-		if gl := strings.SplitAfter(got, "\n"); len(gl) > n {
-			got = strings.Join(gl[:n], "")
-		}
-	}
-	dm638Compared.Add(1)
-	dm638Lines.Add(int64(strings.Count(want, "\n")))
-	if want == got {
-		dm638Matched.Add(1)
-		return true
-	}
-	if dir := os.Getenv("DM_SAVE"); dir != "" {
-		os.WriteFile(filepath.Join(dir, "want"), []byte(want), 0o644)
-		os.WriteFile(filepath.Join(dir, "got"), []byte(got), 0o644)
-		os.WriteFile(filepath.Join(dir, "ops"), []byte(ops), 0o644)
-		os.WriteFile(filepath.Join(dir, "config"), []byte(config), 0o644)
-	}
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	i := 0
-	for i < len(wl) && i < len(gl) && wl[i] == gl[i] {
-		i++
-	}
-	lo := max(i-10, 0)
-	ctx := func(l []string) string { return strings.Join(l[lo:min(i+6, len(l))], "\n") }
-	t.Errorf("%s [%s]: libpcp 6.3.8 and pcpkit differ at line %d\nconfig:\n%s--- libpcp 6.3.8:\n%s\n--- pcpkit:\n%s",
-		archive, names, i+1, config, ctx(wl), ctx(gl))
-	return false
+	return dmDiff(t, &dm638, "libpcp 6.3.8", archive, config, names, ops, want, got, crashed)
 }
 
 // dm638Cases are the constructs of PCP 6.3.8's pmRegisterDerived(3), over
@@ -285,7 +236,7 @@ func TestDerivedOracle638(t *testing.T) {
 			dmCompare638(t, a, c.config, c.names, dmOpsRecords(t, a, 3*n))
 		})
 	}
-	t.Logf("derived oracle 6.3.8: %d comparisons, %d identical, %d lines of libpcp 6.3.8 output", dm638Compared.Load(), dm638Matched.Load(), dm638Lines.Load())
+	t.Logf("derived oracle 6.3.8: %d comparisons, %d identical, %d lines of libpcp 6.3.8 output", dm638.compared.Load(), dm638.matched.Load(), dm638.lines.Load())
 }
 
 // pminfo638Configs are configurations for pminfo -f with semantic errors
@@ -379,16 +330,7 @@ func TestDerivedPminfo638(t *testing.T) {
 		wout = []byte(pminfo638Format.Replace(string(wout)))
 		gout, gerr := pminfoValuesIn(t, derive.DialectCurrent, derive.EvalOptions{Literal: true}, archive, "derived.conf", c.config, names)
 		n++
-		ok := true
-		if d := cmp.Diff(string(wout), gout); d != "" {
-			t.Errorf("case %d (%s): pminfo 6.3.8 -f stdout differs (-real +pcpkit):\n%s", i, c.archive, d)
-			ok = false
-		}
-		if d := cmp.Diff(string(werr), gerr); d != "" {
-			t.Errorf("case %d (%s): pminfo 6.3.8 -f stderr differs (-real +pcpkit):\n%s", i, c.archive, d)
-			ok = false
-		}
-		if ok {
+		if samePminfo(t, fmt.Sprintf("case %d (%s): pminfo 6.3.8 -f", i, c.archive), string(wout), string(werr), gout, gerr) {
 			same++
 		}
 	}

@@ -107,6 +107,22 @@ func pminfoValuesIn(t *testing.T, d derive.Dialect, opts derive.EvalOptions, arc
 	return out.String(), errs.String()
 }
 
+// samePminfo reports (as test errors) how pcpkit's pminfo output differs
+// from the real one's.
+func samePminfo(t *testing.T, what, wout, werr, gout, gerr string) bool {
+	t.Helper()
+	ok := true
+	if d := cmp.Diff(wout, gout); d != "" {
+		t.Errorf("%s stdout differs (-real +pcpkit):\n%s", what, d)
+		ok = false
+	}
+	if d := cmp.Diff(werr, gerr); d != "" {
+		t.Errorf("%s stderr differs (-real +pcpkit):\n%s", what, d)
+		ok = false
+	}
+	return ok
+}
+
 func instNameAt(c *replay.Context, indom pmapi.InDom, inst int32) (string, bool) {
 	h := c.Meta().InDomHistory(indom)
 	for i := len(h) - 1; i >= 0; i-- {
@@ -140,16 +156,7 @@ func TestDerivedPminfo(t *testing.T) {
 		wout, werr, _ := testenv.RunCommand(t, "", testenv.RealEnv("PCP_DERIVED_CONFIG="+cfg), tool, args...)
 		gout, gerr := pminfoValues(t, archive, cfg, c.config, names)
 		n++
-		ok := true
-		if d := cmp.Diff(string(wout), gout); d != "" {
-			t.Errorf("case %d (%s): pminfo -f stdout differs (-real +pcpkit):\n%s", i, c.archive, d)
-			ok = false
-		}
-		if d := cmp.Diff(string(werr), gerr); d != "" {
-			t.Errorf("case %d (%s): pminfo -f stderr differs (-real +pcpkit):\n%s", i, c.archive, d)
-			ok = false
-		}
-		if ok {
+		if samePminfo(t, fmt.Sprintf("case %d (%s): pminfo -f", i, c.archive), string(wout), string(werr), gout, gerr) {
 			same++
 		}
 	}

@@ -38,17 +38,12 @@ func TestGet(t *testing.T) {
 
 func TestVersion(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+	for _, v := range []string{"6.0.3", "6.3.8", "6.3.2", "7.0.0"} {
+		if err := os.WriteFile(filepath.Join(dir, v), []byte("PCP_VERSION="+v+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		return p
 	}
-	c603 := write("603.conf", "PCP_VERSION=6.0.3\n")
-	c638 := write("638.conf", "PCP_VERSION=6.3.8\n")
-	c632 := write("632.conf", "PCP_VERSION=6.3.2\n")
-	c70 := write("70.conf", "PCP_VERSION=7.0.0\n")
+	c603, c638, c632, c70 := filepath.Join(dir, "6.0.3"), filepath.Join(dir, "6.3.8"), filepath.Join(dir, "6.3.2"), filepath.Join(dir, "7.0.0")
 	none := filepath.Join(dir, "missing")
 	t.Setenv("PCP_VERSION", "")
 	for _, c := range []struct{ env, conf, want string }{

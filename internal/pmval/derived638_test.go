@@ -147,6 +147,23 @@ func (c derive638Case) runs(t *testing.T) [][]string {
 
 func cIsAlpha(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
 
+// load copies the case's files into dir and returns its golden records
+// and the runs that made them.
+func (c derive638Case) load(t *testing.T, dir string) (want []string, runs [][]string) {
+	t.Helper()
+	c.setup(t, dir)
+	b, err := os.ReadFile(c.golden(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = splitRecords(string(b))
+	runs = c.runs(t)
+	if len(want) != len(runs) {
+		t.Fatalf("%s has %d runs, the case %d: make-derive638-goldens.sh again", c.golden(t), len(want), len(runs))
+	}
+	return want, runs
+}
+
 // record is one run as the goldens hold it.
 func record(args []string, stdout, stderr string, rc int) string {
 	return "=== pmval " + strings.Join(args, " ") + "\n--- stdout\n" + stdout + "--- stderr\n" + stderr + fmt.Sprintf("--- rc %d\n", rc)
@@ -182,16 +199,7 @@ func TestDerived638Goldens(t *testing.T) {
 	for _, c := range readDerive638Cases(t) {
 		t.Run(strings.TrimSuffix(filepath.Base(c.golden(t)), ".txt"), func(t *testing.T) {
 			dir := t.TempDir()
-			c.setup(t, dir)
-			b, err := os.ReadFile(c.golden(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := splitRecords(string(b))
-			runs := c.runs(t)
-			if len(want) != len(runs) {
-				t.Fatalf("%s has %d runs, the case %d: make-derive638-goldens.sh again", c.golden(t), len(want), len(runs))
-			}
+			want, runs := c.load(t, dir)
 			for i, args := range runs {
 				if crashedRun(want[i]) {
 					crashed++
@@ -227,16 +235,7 @@ func TestDerived638Interop(t *testing.T) {
 	for _, c := range readDerive638Cases(t) {
 		t.Run(strings.TrimSuffix(filepath.Base(c.golden(t)), ".txt"), func(t *testing.T) {
 			host, inside := c638.TempDir(t)
-			c.setup(t, host)
-			b, err := os.ReadFile(c.golden(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := splitRecords(string(b))
-			runs := c.runs(t)
-			if len(want) != len(runs) {
-				t.Fatalf("%s has %d runs, the case %d: make-derive638-goldens.sh again", c.golden(t), len(want), len(runs))
-			}
+			want, runs := c.load(t, host)
 			for i, args := range runs {
 				out, errs, rc := c638.Run(t, inside, nil, "pmval", args...)
 				if rc < 0 {

@@ -3,7 +3,6 @@ package testenv
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -149,24 +148,7 @@ func (c *Chroot) Run(t testing.TB, dir string, env []string, name string, args .
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), RealTimeout)
 	defer cancel()
-	cmd := c.CommandContext(ctx, dir, env, name, args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if ctx.Err() == context.DeadlineExceeded {
-		t.Fatalf("6.3.8 %s %s: timed out after %v", name, strings.Join(args, " "), RealTimeout)
-	}
-	if err != nil {
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) {
-			t.Fatalf("6.3.8 %s %s: %v", name, strings.Join(args, " "), err)
-		}
-		exitCode = ee.ExitCode()
-		if exitCode < 0 {
-			exitCode = -1
-		}
-	}
-	return out.Bytes(), errb.Bytes(), exitCode
+	return runCmd(t, ctx, c.CommandContext(ctx, dir, env, name, args...), "6.3.8 "+name+" "+strings.Join(args, " "))
 }
 
 // CopyArchive copies the files of the archive whose base name is base
