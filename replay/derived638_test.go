@@ -127,7 +127,11 @@ f.k = delta(3)
 f.x = delta(sample.bin[bin-400])
 f.df = rate(defined(sample.bin))
 f.dc = delta(count(sample.bin))
-`, names: "f.r,f.d,f.i,f.rr,f.dm,f.ds,f.di,f.rc,f.dd,f.k,f.x,f.df,f.dc,sample.bin"},
+f.max = max(sample.bin)
+f.min = min(sample.colour)
+f.avg = avg(sample.bin)
+f.sum = sum(sample.colour)
+`, names: "f.r,f.d,f.i,f.rr,f.dm,f.ds,f.di,f.rc,f.dd,f.k,f.x,f.df,f.dc,f.max,f.min,f.avg,f.sum,sample.bin"},
 	// the ternary operator: by position, novalue() (where libpcp's holes
 	// come last), statically evaluated guards
 	{archive: "qa/ok-foo", config: `t.a = sample.drift > 0 ? sample.bin : -sample.bin

@@ -31,7 +31,7 @@ type DerivedSource struct {
 func NewDerivedSource(src source.Source, reg *derive.Registry) *DerivedSource {
 	d := &DerivedSource{Source: src, reg: reg, descs: map[string]pmapi.Desc{}}
 	d.ctx = reg.NewContext(d.lookup)
-	d.ev = d.ctx.NewEvaluator(derive.EvalOptions{Names: derive.InstNamerFunc(d.instName)})
+	d.ev = d.ctx.NewEvaluator(derive.EvalOptions{Names: sourceNames{d}})
 	return d
 }
 
@@ -65,6 +65,21 @@ func (d *DerivedSource) lookup(name string) (pmapi.Desc, bool) {
 	}
 	d.descs[name] = desc
 	return desc, desc.PMID != pmapi.PMIDNull
+}
+
+// sourceNames names the source's instances for [name] and matchinst(),
+// and lists them for the constants of mkconst(..., meta=m) (PCP 6.3.8's
+// language).
+type sourceNames struct{ d *DerivedSource }
+
+func (n sourceNames) InstName(indom pmapi.InDom, inst int32, at pmapi.Timestamp) (string, bool) {
+	return n.d.instName(indom, inst, at)
+}
+
+// InDomInsts is pmGetInDom of the source.
+func (n sourceNames) InDomInsts(indom pmapi.InDom) ([]int32, error) {
+	insts, _, err := n.d.Source.InDom(indom)
+	return insts, err
 }
 
 func (d *DerivedSource) instName(indom pmapi.InDom, inst int32, _ pmapi.Timestamp) (string, bool) {

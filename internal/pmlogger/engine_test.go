@@ -714,7 +714,7 @@ func TestEngineDerived(t *testing.T) {
 func TestEngineDerived638(t *testing.T) {
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "derived.conf")
-	os.WriteFile(conf, []byte("fk.r = rate(fake.counter + fake.counter)\nfk.t = fake.seq > 0 ? fake.seq : novalue()\nfk.d = delta(fake.counter * 2)\n"), 0o644)
+	os.WriteFile(conf, []byte("fk.r = rate(fake.counter + fake.counter)\nfk.t = fake.seq > 0 ? fake.seq : novalue()\nfk.d = delta(fake.counter * 2)\nfk.k = mkconst(7, meta=fake.cpu.user)\n"), 0o644)
 	t.Setenv("PCPKIT_PCP_VERSION", "6.0.3")
 	var msgs strings.Builder
 	if reg, _, err := LoadDerived("", conf, &msgs); err != nil || len(reg.Metrics()) != 2 || !strings.Contains(msgs.String(), "syntax error") {
@@ -723,7 +723,7 @@ func TestEngineDerived638(t *testing.T) {
 	t.Setenv("PCPKIT_PCP_VERSION", "6.3.8")
 	msgs.Reset()
 	reg, _, err := LoadDerived("", conf, &msgs)
-	if err != nil || msgs.Len() > 0 || len(reg.Metrics()) != 5 {
+	if err != nil || msgs.Len() > 0 || len(reg.Metrics()) != 6 {
 		t.Fatalf("6.3.8: %v, %d metrics, messages:\n%s", err, len(reg.Metrics()), msgs.String())
 	}
 	src := NewDerivedSource(newFake(), reg)
@@ -734,10 +734,18 @@ func TestEngineDerived638(t *testing.T) {
 	var log strings.Builder
 	base, _ := record(t, Options{Archive: filepath.Join(dir, "d"), Source: src, Groups: groups, End: Limit{Samples: 4}, Log: &log, Report: true})
 	a, recs := readRecords(t, base)
-	pr, pt, pd := pmapi.NewPMID(511, 2048, 3), pmapi.NewPMID(511, 2048, 4), pmapi.NewPMID(511, 2048, 5)
+	pr, pt, pd, pk := pmapi.NewPMID(511, 2048, 3), pmapi.NewPMID(511, 2048, 4), pmapi.NewPMID(511, 2048, 5), pmapi.NewPMID(511, 2048, 6)
+	insts, _, err := src.InDom(fakesource.InDomCPU)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i, r := range recs[1 : len(recs)-1] {
-		if len(r.VSets) != 3 {
+		if len(r.VSets) != 4 {
 			t.Fatalf("record %d: %d metrics", i+1, len(r.VSets))
+		}
+		// a constant with the instances of fake.cpu.user's domain
+		if vs := findSet(r, pk); vs == nil || int(vs.NumVal) != len(insts) || vs.Values[0].Inst != insts[0] || vs.Values[0].Insitu != 7 {
+			t.Errorf("record %d: fk.k = %+v, want 7 for each of %v", i+1, vs, insts)
 		}
 		for _, p := range []pmapi.PMID{pr, pt, pd} {
 			if findSet(r, p) == nil {
@@ -753,12 +761,23 @@ func TestEngineDerived638(t *testing.T) {
 		}
 	}
 	m := a.Meta()
-	for p, name := range map[pmapi.PMID]string{pr: "fk.r", pt: "fk.t", pd: "fk.d"} {
+	for p, name := range map[pmapi.PMID]string{pr: "fk.r", pt: "fk.t", pd: "fk.d", pk: "fk.k"} {
 		if names := m.Names(p); len(names) != 1 || names[0] != name {
 			t.Errorf("%s: names %v, want %s", p, names, name)
 		}
 	}
-	checkReal(t, base)
+	if testenv.FindRealTool("pmlogcheck") == "" && !testenv.Interop() {
+		return
+	}
+	// the real tools read it; pmlogcheck notes the constant's descriptor,
+	// which has the instance domain of fake.cpu.user (another domain's)
+	if _, errb, rc := testenv.RunReal(t, "pmdumplog", "-a", base); rc != 0 || len(errb) != 0 {
+		t.Errorf("real pmdumplog -a %s: rc %d: %s", base, rc, errb)
+	}
+	cout, cerr, _ := testenv.RunReal(t, "pmlogcheck", base)
+	if want := base + ".meta: fk.k [511.2048.6]: domain of pmid (511) != domain of indom (29)\n"; string(cout)+string(cerr) != want {
+		t.Errorf("real pmlogcheck %s: %s%s, want %s", base, cout, cerr, want)
+	}
 }
 
 func findSet(r *pmapi.Result, p pmapi.PMID) *pmapi.ValueSet {
