@@ -120,8 +120,29 @@ type Spec struct {
 	Type   pmapi.Type
 	Sem    pmapi.Sem
 	Units  pmapi.Units
-	Meta   string // meta=NAME (DialectCurrent), "" for none
+	// InDom is PM_INDOM_NULL, except for novalue(...) in DialectCurrent:
+	// libpcp 6.3.8 starts its metadata from what the last mkconst() or
+	// novalue(...) parsed in the process left, whose instance domain is
+	// 0.0 (not PM_INDOM_NULL) in a fresh process.
+	InDom pmapi.InDom
+	// Set lists the fields the parameters set: with meta=, only these
+	// override the named metric's metadata (DialectCurrent). libpcp 6.3.8
+	// keeps them until a mkconst() or novalue(...) is built, so a parse
+	// that fails among the parameters passes them on to the next one.
+	Set  SpecSet
+	Meta string // meta=NAME (DialectCurrent), "" for none
 }
+
+// SpecSet lists the fields of a Spec its parameters set (libpcp's
+// specflags).
+type SpecSet uint8
+
+// The fields of SpecSet.
+const (
+	SetType SpecSet = 1 << iota
+	SetSem
+	SetUnits
+)
 
 // SpecParam is one tag=value parameter.
 type SpecParam struct {
@@ -162,7 +183,8 @@ func Equal(a, b *Node) bool {
 	}
 	if a.Spec != nil {
 		sa, sb := a.Spec, b.Spec
-		if sa.Type != sb.Type || sa.Sem != sb.Sem || sa.Units != sb.Units || sa.Meta != sb.Meta || len(sa.Params) != len(sb.Params) {
+		if sa.Type != sb.Type || sa.Sem != sb.Sem || sa.Units != sb.Units || sa.InDom != sb.InDom || sa.Set != sb.Set ||
+			sa.Meta != sb.Meta || len(sa.Params) != len(sb.Params) {
 			return false
 		}
 		for i := range sa.Params {
@@ -327,9 +349,16 @@ func (n *Node) write(b *strings.Builder) {
 	}
 }
 
+// writeParam writes a tag=value parameter: the value quoted, except a
+// meta= metric name (which libpcp 6.3.8 requires unquoted).
 func writeParam(b *strings.Builder, p SpecParam) {
 	b.WriteString(p.Tag)
-	b.WriteString("=\"")
+	b.WriteByte('=')
+	if p.Tag == "meta" {
+		b.WriteString(p.Value)
+		return
+	}
+	b.WriteByte('"')
 	b.WriteString(p.Value)
 	b.WriteByte('"')
 }

@@ -2,7 +2,6 @@ package derive
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/pcpkit/pcpkit/pmapi"
 )
@@ -33,8 +32,12 @@ type Bound struct {
 	Missing bool
 	// Static is set for a ?: whose guard was evaluated when binding
 	// (DialectCurrent); StaticTrue is its value. The operand not selected
-	// may then be nil.
+	// is then not checked (its descriptor may be all zeros) nor
+	// evaluated.
 	Static, StaticTrue bool
+	// Meta is the bound meta= name of a constant or of novalue()
+	// (DialectCurrent): its descriptor is all that is used.
+	Meta *Bound
 }
 
 // SemanticError is a failed semantic check; libpcp prints it (with
@@ -59,6 +62,10 @@ func (e *SemanticError) Unwrap() error { return pmapi.ErrBadDerive }
 type BindError struct {
 	Metric  string
 	Operand string
+	// reason is libpcp 6.3.8's message, which pmAddDerivedMetric reports
+	// (DialectCurrent): "Unknown operand metric", or "Metadata for operand
+	// metric not available".
+	reason string
 }
 
 func (e *BindError) Error() string {
@@ -70,31 +77,30 @@ func (e *BindError) Unwrap() error { return pmapi.ErrBadDerive }
 
 // The semantic error reasons.
 const (
-	reasonCounters         = "Illegal operator for counters"
-	reasonCounterNon       = "Illegal operator for counter and non-counter"
-	reasonNonCounter       = "Illegal operator for non-counter and counter"
-	reasonNonCounters      = "Illegal operator for non-counters"
-	reasonLeftType         = "Non-arithmetic type for left operand"
-	reasonRightType        = "Non-arithmetic type for right operand"
-	reasonDims             = "Dimensions are not the same"
-	reasonRightDimless     = "Non-counter and not dimensionless for right operand"
-	reasonLeftDimless      = "Non-counter and not dimensionless for left operand"
-	reasonIndom            = "Operands should have the same instance domain"
-	reasonFuncType         = "Non-arithmetic operand for function"
-	reasonNegType          = "Non-arithmetic operand for unary negation"
-	reasonTimeDim          = "Incorrect time dimension for operand"
-	reasonIncompatible     = "Incompatible dimensions"
-	reasonTernType         = "Different types for ternary operands"
-	reasonTernIndom        = "Different instance domains for ternary operands"
-	reasonTernSem          = "Different semantics for ternary operands"
-	reasonTernSpace        = "Different units or scale (space) for ternary operands"
-	reasonTernTime         = "Different units or scale (time) for ternary operands"
-	reasonTernCount        = "Different units or scale (count) for ternary operands"
-	reasonGuardType        = "Non-arithmetic operand for ternary guard"
-	reasonGuardScalar      = "Non-scalar ternary guard with scalar expressions"
-	reasonNested           = "Illegal nested derived metric"
-	reasonUnknownTernary   = "Unknown metric for ternary expression"
-	reasonNoValueBothSides = "novalue() for both ternary operands"
+	reasonCounters       = "Illegal operator for counters"
+	reasonCounterNon     = "Illegal operator for counter and non-counter"
+	reasonNonCounter     = "Illegal operator for non-counter and counter"
+	reasonNonCounters    = "Illegal operator for non-counters"
+	reasonLeftType       = "Non-arithmetic type for left operand"
+	reasonRightType      = "Non-arithmetic type for right operand"
+	reasonDims           = "Dimensions are not the same"
+	reasonRightDimless   = "Non-counter and not dimensionless for right operand"
+	reasonLeftDimless    = "Non-counter and not dimensionless for left operand"
+	reasonIndom          = "Operands should have the same instance domain"
+	reasonFuncType       = "Non-arithmetic operand for function"
+	reasonNegType        = "Non-arithmetic operand for unary negation"
+	reasonTimeDim        = "Incorrect time dimension for operand"
+	reasonIncompatible   = "Incompatible dimensions"
+	reasonTernType       = "Different types for ternary operands"
+	reasonTernIndom      = "Different instance domains for ternary operands"
+	reasonTernSem        = "Different semantics for ternary operands"
+	reasonTernSpace      = "Different units or scale (space) for ternary operands"
+	reasonTernTime       = "Different units or scale (time) for ternary operands"
+	reasonTernCount      = "Different units or scale (count) for ternary operands"
+	reasonGuardType      = "Non-arithmetic operand for ternary guard"
+	reasonGuardScalar    = "Non-scalar ternary guard with scalar expressions"
+	reasonNested         = "Illegal nested derived metric"
+	reasonUnknownTernary = "Unknown metric for ternary expression"
 )
 
 // Bind binds the expression of the derived metric name in a context whose
@@ -104,10 +110,21 @@ const (
 // *SemanticError.
 //
 // isDerived, when not nil, tells whether an operand is itself a derived
-// metric; DialectCurrent refuses those ("Illegal nested derived metric"),
-// while libpcp 6.0.3 binds them (using their descriptors).
+// metric; DialectCurrent refuses those ("Illegal nested derived metric",
+// see check638.go), while libpcp 6.0.3 binds them (using their
+// descriptors).
 func Bind(name string, expr *Node, d Dialect, lookup Lookup, isDerived func(string) bool) (*Bound, error) {
 	b := &binder{metric: name, dialect: d, lookup: lookup, isDerived: isDerived}
+	if d == DialectCurrent {
+		bd, err := b.bind638(expr, nil, false)
+		if err != nil {
+			return nil, err
+		}
+		if err := b.check638(bd); err != nil {
+			return nil, err
+		}
+		return bd, nil
+	}
 	bd, err := b.bind(expr, false)
 	if err != nil {
 		return nil, err
@@ -129,9 +146,6 @@ type binder struct {
 func (b *binder) bind(n *Node, lookupErrOK bool) (*Bound, error) {
 	bd := &Bound{Node: n, MulScale: 1, DivScale: 1}
 	var err error
-	if n.Op == OpCond && b.dialect == DialectCurrent {
-		return b.bindCond(bd)
-	}
 	if n.Left != nil {
 		if bd.Left, err = b.bind(n.Left, n.Op == OpDefined); err != nil {
 			return nil, err
@@ -158,9 +172,6 @@ func (b *binder) bind(n *Node, lookupErrOK bool) (*Bound, error) {
 			}
 			return nil, &BindError{Metric: b.metric, Operand: n.Text}
 		}
-		if b.dialect == DialectCurrent && !lookupErrOK && b.isDerived != nil && b.isDerived(n.Text) {
-			return nil, &SemanticError{Metric: b.metric, Expr: "operand " + n.Text, Reason: reasonNested}
-		}
 		bd.Desc = desc
 	case OpInteger, OpDouble:
 		bd.Desc = constDesc(n)
@@ -168,78 +179,6 @@ func (b *binder) bind(n *Node, lookupErrOK bool) (*Bound, error) {
 		bd.Desc = pmapi.Desc{PMID: pmapi.PMIDNull, Type: anonTypes[n.Text], InDom: pmapi.InDomNull, Sem: pmapi.SemDiscrete}
 	}
 	return bd, nil
-}
-
-// bindCond binds ?: in DialectCurrent, where a guard that can be
-// evaluated when binding (made of defined(), integer constants, !, && and
-// ||) selects the operand that is needed: the other one may name metrics
-// the context lacks (pmRegisterDerived(3), rule (i) of the ternary
-// operator). A metric missing from the needed operand is "Unknown metric
-// for ternary expression".
-func (b *binder) bindCond(bd *Bound) (*Bound, error) {
-	n := bd.Node
-	var err error
-	if bd.Left, err = b.bind(n.Left, false); err != nil {
-		return nil, err
-	}
-	v, static := staticValue(bd.Left)
-	if !static {
-		if bd.Right, err = b.bind(n.Right, false); err != nil {
-			return nil, err
-		}
-		if bd.Else, err = b.bind(n.Else, false); err != nil {
-			return nil, err
-		}
-		return bd, nil
-	}
-	bd.Static, bd.StaticTrue = true, v
-	need, other := n.Right, n.Else
-	if !v {
-		need, other = other, need
-	}
-	nb, err := b.bind(need, false)
-	if be, ok := err.(*BindError); ok {
-		return nil, &SemanticError{Metric: b.metric, Expr: "operand " + be.Operand, Reason: reasonUnknownTernary}
-	}
-	if err != nil {
-		return nil, err
-	}
-	ob, _ := b.bind(other, false) // nil when it cannot be bound
-	if v {
-		bd.Right, bd.Else = nb, ob
-	} else {
-		bd.Right, bd.Else = ob, nb
-	}
-	return bd, nil
-}
-
-// staticValue evaluates a guard made of defined(), integer constants, !,
-// && and ||.
-func staticValue(bd *Bound) (bool, bool) {
-	n := bd.Node
-	switch n.Op {
-	case OpDefined:
-		return !bd.Left.Missing, true
-	case OpInteger:
-		if n.Spec != nil {
-			return false, false
-		}
-		return strings.Trim(n.Text, "0") != "", true
-	case OpNot:
-		v, ok := staticValue(bd.Left)
-		return !v, ok
-	case OpAnd, OpOr:
-		l, ok1 := staticValue(bd.Left)
-		r, ok2 := staticValue(bd.Right)
-		if !ok1 || !ok2 {
-			return false, false
-		}
-		if n.Op == OpAnd {
-			return l && r, true
-		}
-		return l || r, true
-	}
-	return false, false
 }
 
 // constDesc is the descriptor of a numeric constant: U32 or DOUBLE,
@@ -275,15 +214,18 @@ func (b *binder) nodeText(n *Node) string {
 	case n.Op == OpNot || n.Op == OpNeg:
 		return n.Op.symbol() + " " + leafText(n.Left)
 	case n.Op.IsFunc() || n.Op == OpScalar || n.Op == OpAnon:
+		// libpcp prints the operand's value: a name or a number as
+		// written, the name of defined(), otherwise a NULL pointer (which
+		// glibc prints as "(null)")
 		arg := "(null)"
-		if n.Left != nil {
-			if n.Left.Op == OpName {
-				arg = n.Left.Text
-			} else if b.dialect == DialectCurrent {
-				arg = "<expr>"
-			}
-		} else if n.Op == OpAnon {
+		switch {
+		case n.Op == OpAnon:
 			arg = n.Text
+		case n.Left == nil:
+		case n.Left.Op == OpName || n.Left.Op == OpInteger || n.Left.Op == OpDouble:
+			arg = n.Left.Text
+		case n.Left.Op == OpDefined:
+			arg = n.Left.Left.Text
 		}
 		return n.Op.String() + "(" + arg + ")"
 	case n.Op == OpCond:
@@ -313,13 +255,7 @@ func (b *binder) check(bd *Bound) error {
 	case OpName, OpInteger, OpDouble:
 		return nil
 	case OpDefined:
-		bd.Defined = !bd.Left.Missing
-		bd.Desc = pmapi.Desc{PMID: pmapi.PMIDNull, Type: pmapi.TypeU32, InDom: pmapi.InDomNull, Sem: pmapi.SemDiscrete}
-		return nil
-	case OpNoValue:
-		// a singular value with novalue()'s own metadata; as an operand of
-		// ?: the peer operand's metadata replaces it (see checkColon)
-		bd.Desc = pmapi.Desc{PMID: pmapi.PMIDNull, Type: n.Spec.Type, InDom: pmapi.InDomNull, Sem: n.Spec.Sem, Units: n.Spec.Units}
+		checkDefined(bd)
 		return nil
 	case OpAnon:
 		return nil
@@ -328,9 +264,6 @@ func (b *binder) check(bd *Bound) error {
 		if err := b.check(bd.Left); err != nil {
 			return err
 		}
-	}
-	if n.Op == OpCond && bd.Static {
-		return b.checkStaticCond(bd)
 	}
 	if bd.Right != nil {
 		if err := b.check(bd.Right); err != nil {
@@ -347,20 +280,47 @@ func (b *binder) check(bd *Bound) error {
 		if err := b.checkColon(bd); err != nil {
 			return err
 		}
-		if !isArith(bd.Left.Desc.Type) {
-			return b.fail(n, reasonGuardType)
-		}
-		if bd.Right.Desc.InDom == pmapi.InDomNull && bd.Else.Desc.InDom == pmapi.InDomNull &&
-			bd.Left.Desc.InDom != pmapi.InDomNull {
-			return b.fail(n, reasonGuardScalar)
-		}
-		return nil
+		return b.checkGuard(bd)
+	}
+	return b.checkOp(bd)
+}
+
+// checkDefined sets defined()'s value (whether the context has the
+// metric) and descriptor (a discrete U32).
+func checkDefined(bd *Bound) {
+	bd.Defined = !bd.Left.Missing
+	bd.Desc = pmapi.Desc{PMID: pmapi.PMIDNull, Type: pmapi.TypeU32, InDom: pmapi.InDomNull, Sem: pmapi.SemDiscrete}
+}
+
+// checkGuard is the rules of the guard of ?:.
+func (b *binder) checkGuard(bd *Bound) error {
+	if !isArith(bd.Left.Desc.Type) {
+		return b.fail(bd.Node, reasonGuardType)
+	}
+	if bd.Right.Desc.InDom == pmapi.InDomNull && bd.Else.Desc.InDom == pmapi.InDomNull &&
+		bd.Left.Desc.InDom != pmapi.InDomNull {
+		return b.fail(bd.Node, reasonGuardScalar)
+	}
+	return nil
+}
+
+// checkOp sets the descriptor of an operator or function whose operands
+// are checked, and checks it.
+func (b *binder) checkOp(bd *Bound) error {
+	switch n := bd.Node; {
 	case n.Op == OpInst || n.Op == OpMatchInst:
 		bd.Desc = bd.Left.Desc
 		return nil
 	case n.Op.IsBinary() || n.Op == OpRescale:
 		return b.mapDesc(bd)
 	}
+	return b.checkUnary(bd)
+}
+
+// checkUnary sets the descriptor of a unary operator or function from its
+// operand's, and checks the operand.
+func (b *binder) checkUnary(bd *Bound) error {
+	n := bd.Node
 	bd.Desc = bd.Left.Desc
 	left := bd.Left.Desc
 	switch n.Op {
@@ -425,59 +385,29 @@ func (b *binder) check(bd *Bound) error {
 	return nil
 }
 
-// checkStaticCond checks a ?: whose guard is known: only the selected
-// operand matters (the rules that both operands have the same metadata
-// are relaxed), and its metadata is the result's.
-func (b *binder) checkStaticCond(bd *Bound) error {
-	need, other := bd.Right, bd.Else
-	if !bd.StaticTrue {
-		need, other = other, need
-	}
-	if err := b.check(need); err != nil {
-		return err
-	}
-	if other != nil {
-		if err := b.check(other); err != nil {
-			other = nil
-		}
-	}
-	bd.Desc = need.Desc
-	if need.Node.Op == OpNoValue && other != nil {
-		bd.Desc = noValueDesc(need.Node, other.Desc)
-		need.Desc = bd.Desc
-	}
-	return nil
-}
-
 // checkColon checks the two operands of ?: (libpcp's N_COLON) and sets the
 // node's descriptor from them.
 func (b *binder) checkColon(bd *Bound) error {
-	n := bd.Node
 	l, r := bd.Right, bd.Else
-	if b.dialect == DialectCurrent {
-		// novalue() takes its metadata from the peer operand
-		lnv, rnv := l.Node.Op == OpNoValue, r.Node.Op == OpNoValue
-		switch {
-		case lnv && rnv:
-			return b.failColon(n, reasonNoValueBothSides)
-		case lnv:
-			l.Desc = noValueDesc(l.Node, r.Desc)
-		case rnv:
-			r.Desc = noValueDesc(r.Node, l.Desc)
-		}
-	}
 	bd.Desc = l.Desc
-	ld, rd := l.Desc, r.Desc
+	if l.Desc.InDom != pmapi.InDomNull {
+		bd.Desc.InDom = l.Desc.InDom
+	} else {
+		bd.Desc.InDom = r.Desc.InDom
+	}
+	return b.compareOperands(bd)
+}
+
+// compareOperands is the rule of ?: that its operands have the same
+// metadata (instance domains: the same, or either none).
+func (b *binder) compareOperands(bd *Bound) error {
+	n := bd.Node
+	ld, rd := bd.Right.Desc, bd.Else.Desc
 	if ld.Type != rd.Type {
 		return b.failColon(n, reasonTernType)
 	}
 	if ld.InDom != rd.InDom && ld.InDom != pmapi.InDomNull && rd.InDom != pmapi.InDomNull {
 		return b.failColon(n, reasonTernIndom)
-	}
-	if ld.InDom != pmapi.InDomNull {
-		bd.Desc.InDom = ld.InDom
-	} else {
-		bd.Desc.InDom = rd.InDom
 	}
 	if ld.Sem != rd.Sem {
 		return b.failColon(n, reasonTernSem)
@@ -493,23 +423,6 @@ func (b *binder) checkColon(bd *Bound) error {
 		return b.failColon(n, reasonTernCount)
 	}
 	return nil
-}
-
-// noValueDesc is novalue()'s descriptor: the peer's, overridden by any
-// parameters given.
-func noValueDesc(n *Node, peer pmapi.Desc) pmapi.Desc {
-	d := peer
-	for _, p := range n.Spec.Params {
-		switch p.Tag {
-		case "type":
-			d.Type = n.Spec.Type
-		case "semantics":
-			d.Sem = n.Spec.Sem
-		case "units":
-			d.Units = n.Spec.Units
-		}
-	}
-	return d
 }
 
 var relational = map[Op]bool{OpLT: true, OpLE: true, OpEQ: true, OpGE: true, OpGT: true, OpNE: true}
@@ -629,7 +542,7 @@ func (b *binder) mapDesc(bd *Bound) error {
 	}
 	li, ri := left.InDom, right.InDom
 	switch {
-	case li != pmapi.InDomNull && ri != pmapi.InDomNull && li != ri:
+	case li != pmapi.InDomNull && ri != pmapi.InDomNull && li != ri && !(b.dialect == DialectCurrent && equivInDom(li, ri)):
 		return b.fail(n, reasonIndom)
 	case li != pmapi.InDomNull && ri == pmapi.InDomNull:
 		bd.Desc.InDom = li

@@ -85,12 +85,15 @@ func (e *AddError) Message() string {
 // down from 511.2047.1023, a syntax error registers nothing, and the
 // metric is bound at once, so a semantic error is returned here (the
 // metric stays defined, and fails). An operand the context lacks is not
-// an error here, as in libpcp; the metric fails when used.
+// an error here in libpcp 6.0.3 (the metric fails when used); 6.3.8
+// reports it ("Unknown operand metric"), and reports the message of a
+// parse that stopped without a syntax error ("x ? novalue() :
+// novalue()", whose tree is the previous parse's) as a semantic error.
 func (c *Context) Add(name, expr string) (*Metric, error) {
 	if _, dup := c.byName[name]; dup {
 		return nil, &AddError{Name: name, Msg: msgDupLocal}
 	}
-	n, err := parse(expr, c.reg.dialect, &c.reg.inMatchinst)
+	n, stale, err := parseStale(expr, c.reg.dialect, &c.reg.st)
 	if err != nil {
 		return nil, &AddError{Name: name, Syntax: err.(*SyntaxError)}
 	}
@@ -107,11 +110,16 @@ func (c *Context) Add(name, expr string) (*Metric, error) {
 	m := &Metric{Name: name, PMID: pmidFlag | pmapi.NewPMID(DomainDerived, c.cluster, c.item), Source: expr, Expr: n}
 	c.local = append(c.local, m)
 	c.byName[name] = m
-	if _, err := c.Bind(m); err != nil {
-		if se, ok := err.(*SemanticError); ok {
-			se.expr = expr
-			return m, &AddError{Name: name, Semantic: se}
-		}
+	_, err = c.Bind(m)
+	if be, ok := err.(*BindError); ok && be.reason != "" {
+		err = &SemanticError{Metric: name, Reason: be.reason}
+	}
+	if err == nil && stale {
+		err = &SemanticError{Metric: name, Reason: msgNovalueTwice}
+	}
+	if se, ok := err.(*SemanticError); ok {
+		se.expr = expr
+		return m, &AddError{Name: name, Semantic: se}
 	}
 	return m, nil
 }

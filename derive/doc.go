@@ -1,24 +1,36 @@
-// Package derive implements PCP's derived metrics as libpcp 6.0.3 does:
-// the expression language of pmRegisterDerived(3), its syntax errors
-// (positions and messages), configuration files (pmLoadDerivedConfig and
-// $PCP_DERIVED_CONFIG), the semantic checks that give a derived metric its
-// descriptor, the PMIDs derived metrics get, and their evaluation over
-// fetched values (Evaluator), live or from an archive.
+// Package derive implements PCP's derived metrics as libpcp 6.0.3 and
+// libpcp 6.3.8 do: the expression language of pmRegisterDerived(3), its
+// syntax errors (positions and messages), configuration files
+// (pmLoadDerivedConfig and $PCP_DERIVED_CONFIG), the semantic checks that
+// give a derived metric its descriptor, the PMIDs derived metrics get, and
+// their evaluation over fetched values (Evaluator), live or from an
+// archive.
+//
+// # Two languages
+//
+// Dialect603 is the language of libpcp 6.0.3 (whose functions avg, count,
+// delta, max, min, sum, rate and instant take a metric name);
+// DialectCurrent is that of libpcp 6.3.8 (delta, rate and instant take
+// expressions, novalue() may be an operand of ?:, mkconst() and novalue()
+// take meta=, guards made of defined() are evaluated when binding, rate()
+// drops a counter that went down, ...), each checked against its real
+// library. ProcessDialect is the one pcpkit's tools use: that of the PCP
+// they behave as ($PCPKIT_PCP_VERSION, else the host's pcp.conf; see
+// pcpconf.Version). docs/derive.md tables the differences.
 //
 // # Parsing
 //
-// Parse reads an expression in one of two dialects: Dialect603, the
-// language of libpcp 6.0.3 (whose functions avg, count, delta, max, min,
-// sum, rate and instant take a metric name), and DialectCurrent, the
-// language of the PCP 6.3.8 manual page (those functions take expressions;
-// novalue() and mkconst(..., meta=...) exist). The parser is libpcp's
-// grammar run by LALR(1) tables built as GNU Bison builds them (at
-// development time, by go generate), with Bison's default reductions and
-// error recovery, and a lexer that reads the expression character by
-// character as libpcp's does: so a syntax error is reported at the offset
-// libpcp reports (the value pmRegisterDerived returns) with the message
-// pmDerivedErrStr gives. Two
-// pieces of libpcp's behaviour that follow from this:
+// Parse reads an expression in one of the two dialects. The parser is
+// libpcp's grammar (each version's, rule for rule) run by LALR(1) tables
+// built as GNU Bison builds them (at development time, by go generate),
+// with Bison's default reductions and error recovery, and a lexer that
+// reads the expression character by character as libpcp's does: so a
+// syntax error is reported at the offset libpcp reports (the value
+// pmRegisterDerived returns) with the message pmDerivedErrStr gives. A
+// Registry also keeps the state libpcp's parser keeps from one parse to
+// the next (6.3.8's novalue(...) starts from what the last mkconst() left,
+// and "x ? novalue() : novalue()" registers the previous parse's tree).
+// Two pieces of libpcp's behaviour that follow from this:
 //
 //   - "!" binds more loosely than the relational and arithmetic operators
 //     but more tightly than && and ||, so "!a>b||c<d" is (!(a>b))||(c<d),
@@ -75,7 +87,8 @@
 // instances, 0 allocs/op).
 //
 // The rules are libpcp 6.0.3's, checked against it (the python3-pcp
-// oracle, pmval and pminfo; see docs/derive.md):
+// oracle, pmval and pminfo; see docs/derive.md), and in DialectCurrent
+// libpcp 6.3.8's where they differ (see below and docs/derive.md):
 //
 //   - binary operators: the left operand drives; a singular operand (no
 //     instance domain) is used with every instance of the other; over two
@@ -103,16 +116,19 @@
 //     difference computed in the operand's type, divided by the seconds
 //     between the results (libpcp's long double timestamp subtraction),
 //     scaled to seconds for a time operand; a counter that went down gives
-//     a huge rate in 6.0.3, and in DialectCurrent (pmRegisterDerived(3)
-//     of PCP 6.3.8) the instance is left out;
-//   - ?: in Dialect603 works by position as libpcp 6.0.3 does (value i
-//     from the operand the guard's value i selects, the instances those
-//     of the true operand), and over strings gives empty strings as
-//     6.0.3 does; in DialectCurrent it follows the manual's rules: per
-//     instance for a guard with an instance domain, once for a singular
-//     guard (a singular operand then takes the instances of the other,
-//     rule (g)), novalue() giving no values and a guard known when
-//     binding selecting its operand.
+//     a huge rate in 6.0.3, and in DialectCurrent (libpcp 6.3.8) the
+//     instance is left out when the operand is a counter (but for
+//     PM_TYPE_32);
+//   - ?: works by position as libpcp does (value i from the operand the
+//     guard's value i selects, the instances those of the true operand),
+//     and over strings gives empty strings as libpcp does; in
+//     DialectCurrent a guard known when binding selects its operand (the
+//     other is neither checked nor evaluated), and a position where
+//     novalue() is selected has no value;
+//   - in DialectCurrent delta() and rate() of x[name] or of defined()
+//     have no values (libpcp 6.3.8 keeps no history for them), and a
+//     constant with an instance domain (mkconst(..., meta=m)) has a value
+//     for each instance of the source's instance domain (InDomLister).
 //
 // # Going backwards
 //

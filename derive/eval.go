@@ -24,6 +24,17 @@ type InstLookup interface {
 	LookupInst(indom pmapi.InDom, name string, at pmapi.Timestamp) (inst int32, ok bool)
 }
 
+// InDomLister is an optional interface of an InstNamer: the instances of
+// an instance domain as pmGetInDom lists them in the source at the time
+// of the fetch (for an archive, the context's current time), or the
+// error it returns. DialectCurrent uses it for the constants of
+// mkconst(..., meta=m) when m has an instance domain (libpcp 6.3.8 gives
+// such a constant a value for each instance); without it they fail with
+// PM_ERR_INDOM.
+type InDomLister interface {
+	InDomInsts(indom pmapi.InDom) ([]int32, error)
+}
+
 // InstNamerFunc adapts a function to InstNamer.
 type InstNamerFunc func(indom pmapi.InDom, inst int32, at pmapi.Timestamp) (string, bool)
 
@@ -398,8 +409,16 @@ func (e *Evaluator) eval(n *enode, res *pmapi.Result) int32 {
 		return e.evalName(n, res)
 	case OpInteger, OpDouble:
 		n.val.reset()
+		if n.dialect == DialectCurrent && n.indom != pmapi.InDomNull {
+			return e.evalConstInDom(n)
+		}
 		n.val.add(n.cval)
 		return 1
+	case OpCond:
+		if n.dialect == DialectCurrent {
+			e.evalCond638(n, res)
+			return n.val.num
+		}
 	case OpDefined:
 		n.val.reset()
 		v := ival{inst: pmapi.InstNull}
@@ -460,6 +479,32 @@ func (e *Evaluator) eval(n *enode, res *pmapi.Result) int32 {
 		e.evalAggregate(n)
 	default:
 		n.val.setErr(int32(pmapi.ErrBadDerive))
+	}
+	return n.val.num
+}
+
+// evalConstInDom is a constant with an instance domain (mkconst(...,
+// meta=m), DialectCurrent): its value for each instance the source's
+// instance domain has now (libpcp 6.3.8's adjust_constant).
+func (e *Evaluator) evalConstInDom(n *enode) int32 {
+	lister, ok := e.opts.Names.(InDomLister)
+	if !ok {
+		n.val.setErr(int32(pmapi.ErrInDom))
+		return n.val.num
+	}
+	insts, err := lister.InDomInsts(n.indom)
+	if err != nil {
+		code := int32(pmapi.ErrInDom)
+		if pe, ok := err.(pmapi.Error); ok {
+			code = int32(pe)
+		}
+		n.val.setErr(code)
+		return n.val.num
+	}
+	for _, inst := range insts {
+		v := n.cval
+		v.inst = inst
+		n.val.add(v)
 	}
 	return n.val.num
 }

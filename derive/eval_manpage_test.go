@@ -67,9 +67,9 @@ func TestEvalManPageExamples(t *testing.T) {
 		{expr: "mem.util.free > mkconst(10485760, units=Kbyte)", typ: pmapi.TypeU32, want: "-:0"},
 		{expr: "delta(disk.dev.total) == 0 ? mkconst(1.0, semantics=instant, units=\"kbyte / count\") : delta(disk.dev.total_bytes) / delta(disk.dev.total)",
 			d: DialectCurrent, typ: pmapi.TypeDouble, want: "0:1 1:16"},
-		{expr: "defined(abc.def) ? count(abc.def) : novalue()", d: DialectCurrent, typ: pmapi.TypeU32, want: ""},
+		{expr: "defined(abc.def) ? count(abc.def) : novalue()", d: DialectCurrent, typ: pmapi.Type32, want: ""},
 		{expr: "defined(network.interface.in.bytes) ? count(network.interface.in.bytes) : novalue()", d: DialectCurrent, typ: pmapi.TypeU32, want: "-:3"},
-		{expr: "!defined(a) || !defined(b) ? novalue() : a + b", d: DialectCurrent, typ: pmapi.TypeU32, want: ""},
+		{expr: "!defined(a) || !defined(b) ? novalue() : a + b", d: DialectCurrent, typ: pmapi.Type32, want: ""},
 		{expr: "rate(network.interface.in.bytes)", typ: pmapi.TypeDouble, want: "0:2.097152e+06 1:1.048576e+06 2:0"},
 		{expr: `rescale(rate(network.interface.in.bytes), "Mbyte/sec")`, d: DialectCurrent, typ: pmapi.TypeDouble, want: "0:2 1:1 2:0"},
 	}

@@ -8,10 +8,11 @@ const (
 	// min, sum, rate, instant and defined take a metric name only;
 	// there is no novalue() and no mkconst(..., meta=...).
 	Dialect603 Dialect = iota
-	// DialectCurrent is the language of pmRegisterDerived(3) in PCP 6.3.8:
-	// the functions other than defined() take expressions, and novalue()
-	// and meta= are accepted. Its syntax error messages for the new
-	// constructs are pcpkit's own (no 6.3.8 library was available to ask).
+	// DialectCurrent is the language of libpcp 6.3.8 (checked against the
+	// real library): delta(), rate() and instant() take expressions (avg,
+	// count, max, min, sum and defined still take a metric name, whatever
+	// pmRegisterDerived(3) says), novalue() may be an operand of ?:, and
+	// mkconst() and novalue() take meta=NAME.
 	DialectCurrent
 )
 
@@ -25,38 +26,39 @@ func (d Dialect) String() string {
 // Semantic actions of the grammar rules (derive/internal/grammar names
 // them for each rule).
 const (
-	aDefault     = iota // $$ = $1
-	aAccept             // defn: expr L_EOS
-	aUnexpected         // defn: expr OP error      -> "Unexpected 'OP'"
-	aInitial            // defn: OP error           -> "Unexpected initial 'OP'"
-	aParen              // expr: ( expr )
-	aNameInst           // expr: NAME INSTNAME
-	aParenInst          // expr: ( expr ) INSTNAME
-	aName               // expr: NAME
-	aBinary             // expr: expr OP expr
-	aUnary              // expr: - expr, ! expr
-	aCond               // expr: expr ? expr : expr
-	aFollow             // X error -> "<what> expected to follow <after>"
-	aRegexpr            // regexpr: opt_bang PATTERN
-	aBang               // opt_bang: NOT
-	aNoBang             // opt_bang: <empty>
-	aInteger            // num: INTEGER
-	aDouble             // num: DOUBLE
-	aSpecInt            // $@: <empty> before an integer mkconst speclist
-	aSpecDouble         // $@: <empty> before a real mkconst speclist
-	aMkconstInt         // num: MKCONST ( INTEGER , $@ speclist )
-	aMkconstDbl         // num: MKCONST ( DOUBLE , $@ speclist )
-	aSpecType           // spec: TYPE = specval
-	aSpecSem            // spec: SEMANTICS = specval
-	aSpecUnits          // spec: UNITS = specval
-	aSpecMeta           // spec: META = specval
-	aAnon               // func: ANON ( NAME )
-	aFunc               // func: F ( NAME ) or F ( expr )
-	aRescale            // func: RESCALE ( expr , STRING )
-	aMatchinst          // func: MATCHINST ( regexpr , expr )
-	aScalar             // func: SCALAR ( expr )
-	aNovalueSpec        // $@: <empty> before a novalue speclist
-	aNovalue            // func: NOVALUE ( ) or NOVALUE ( $@ speclist )
+	aDefault      = iota // $$ = $1
+	aAccept              // defn: expr L_EOS
+	aUnexpected          // defn: expr OP error      -> "Unexpected 'OP'"
+	aInitial             // defn: OP error           -> "Unexpected initial 'OP'"
+	aParen               // expr: ( expr )
+	aNameInst            // expr: NAME INSTNAME
+	aParenInst           // expr: ( expr ) INSTNAME
+	aName                // expr: NAME
+	aBinary              // expr: expr OP expr
+	aUnary               // expr: - expr, ! expr
+	aCond                // expr: expr ? expr : expr
+	aFollow              // X error -> "<what> expected to follow <after>"
+	aRegexpr             // regexpr: opt_bang PATTERN
+	aBang                // opt_bang: NOT
+	aNoBang              // opt_bang: <empty>
+	aInteger             // num: INTEGER
+	aDouble              // num: DOUBLE
+	aSpecInt             // $@: <empty> before an integer mkconst speclist
+	aSpecDouble          // $@: <empty> before a real mkconst speclist
+	aMkconstInt          // num: MKCONST ( INTEGER , $@ speclist )
+	aMkconstDbl          // num: MKCONST ( DOUBLE , $@ speclist )
+	aSpecType            // spec: TYPE = specval
+	aSpecSem             // spec: SEMANTICS = specval
+	aSpecUnits           // spec: UNITS = specval
+	aSpecMeta            // spec: META = specval
+	aAnon                // func: ANON ( NAME )
+	aFunc                // func: F ( NAME ) or F ( expr )
+	aRescale             // func: RESCALE ( expr , STRING )
+	aMatchinst           // func: MATCHINST ( regexpr , expr )
+	aScalar              // func: SCALAR ( expr )
+	aNovalue             // novalue: NOVALUE ( )
+	aNovalueSpec         // novalue: NOVALUE ( speclist )
+	aNovalueTwice        // expr: expr ? novalue : novalue -> YYERROR
 )
 
 // parseTables are the LALR(1) tables of one dialect's grammar. They are

@@ -18,6 +18,9 @@ import (
 //     there is left out.
 //   - delta(): U32 operands give (int64)cur - (int64)prev, U64 operands
 //     (double)cur - (double)prev, others the difference in their own type.
+//   - in DialectCurrent, delta() and rate() of x[name] or of defined()
+//     never have values: libpcp 6.3.8 keeps no history for those nodes
+//     (checked with the real library);
 //   - rate(): the difference computed in the operand's type, as a
 //     double, divided by the seconds between the two evaluations' result
 //     times; for an operand with a time dimension of 1 it is then scaled
@@ -25,7 +28,8 @@ import (
 //     6.0.3 makes no check of counter semantics, so a counter that went
 //     down gives a huge (unsigned) or negative rate; in DialectCurrent,
 //     as pmRegisterDerived(3) says, an instance of a counter expression
-//     whose value went down is left out.
+//     whose value went down is left out (libpcp 6.3.8 makes the check for
+//     every type but PM_TYPE_32).
 //
 // Unless EvalOptions.Literal is set, the two samples are taken in time
 // order: when the current fetch is earlier than the previous one (a
@@ -39,6 +43,11 @@ func (e *Evaluator) evalHistory(n *enode) {
 	cur, last := &c.val, &n.last
 	num := min(cur.num, last.num)
 	n.val.reset()
+	if n.dialect == DialectCurrent && (c.op == OpInst || c.op == OpDefined) {
+		// libpcp 6.3.8 keeps no history for x[name] and defined(): their
+		// delta() and rate() never have values
+		return
+	}
 	if num <= 0 {
 		n.val.setErr(num)
 		last.copyFrom(cur)
@@ -56,7 +65,8 @@ func (e *Evaluator) evalHistory(n *enode) {
 			n.timeScale = rateTimeScale(c.b.Desc.Units)
 		}
 	}
-	dropWrap := n.op == OpRate && n.dialect == DialectCurrent && c.b.Desc.Sem == pmapi.SemCounter
+	// 6.3.8 checks every type but 32-bit signed
+	dropWrap := n.op == OpRate && n.dialect == DialectCurrent && c.b.Desc.Sem == pmapi.SemCounter && c.typ != pmapi.Type32
 	nc, nl := int(cur.num), int(last.num)
 	for i := 0; i < nc; i++ {
 		j := i
@@ -162,91 +172,115 @@ func decreased(a, b *ival, t pmapi.Type) bool {
 	return a.f < b.f
 }
 
-// evalCond is the ternary operator. In Dialect603 it is libpcp 6.0.3's
-// (evalCond603); otherwise it follows the rules of pmRegisterDerived(3):
-//
-//   - a guard known when binding (DialectCurrent) selects its operand's
-//     values as they are;
-//   - a singular guard selects one operand for every instance; when that
-//     operand is singular and the other has an instance domain, its value
-//     is given to each of the other's instances (rule (g));
-//   - a guard with an instance domain is evaluated once per instance: the
-//     selected operand's value for that instance (its only value if it
-//     is singular) is taken, and an instance the selected operand lacks
-//     has no value;
-//   - novalue() selected gives no value.
+// evalCond is the ternary operator of Dialect603 (evalCond603); that of
+// DialectCurrent is evalCond638.
 func (e *Evaluator) evalCond(n *enode) {
-	g, t, f := n.left, n.right, n.els
+	g := n.left
 	n.val.reset()
-	if n.b.Static {
-		pick := t
-		if !n.b.StaticTrue {
-			pick = f
-		}
-		if pick == nil || pick.op == OpNoValue {
-			return
-		}
-		n.val.copyFrom(&pick.val)
-		return
-	}
 	if g.val.num <= 0 {
 		n.val.setErr(g.val.num)
 		return
 	}
-	if n.dialect == Dialect603 {
-		e.evalCond603(n)
+	e.evalCond603(n)
+}
+
+// evalCond638 is libpcp 6.3.8's ?:. The guard is evaluated, then the
+// operands the guard selects when binding (both when it is not known
+// then); an error in any is the result's. There are no values when the
+// guard has none, or when an operand evaluated (other than novalue()) has
+// none. Otherwise it works by position, as 6.0.3's does: a guard known
+// when binding gives its operand's values as they are; else the result
+// has as many values as the larger operand, value i comes from the
+// operand the guard's value i selects (the last selection once the guard
+// has no more values), at position i or, past its end, at position 0, and
+// its instance is the true operand's i-th (the false operand's when only
+// it has an instance domain). A position where novalue() is selected has
+// no value: libpcp leaves a hole there and drops the last value instead
+// (so the values it returns are unset memory but when those positions
+// come last, where the two agree); pcpkit leaves the position out, or
+// with EvalOptions.Literal fills the hole with instance 0 and value 0 (what
+// libpcp returns when its memory is fresh) and drops the last values as
+// libpcp does. Where libpcp reads instance numbers past the end of its
+// array (or from novalue(), which crashes it), the other operand's
+// instance is taken.
+func (e *Evaluator) evalCond638(n *enode, res *pmapi.Result) {
+	g, t, f := n.left, n.right, n.els
+	bindL := !n.b.Static || n.b.StaticTrue
+	bindR := !n.b.Static || !n.b.StaticTrue
+	n.val.reset()
+	if sts := e.eval(g, res); sts < 0 {
+		n.val.setErr(sts)
 		return
 	}
-	if g.indom == pmapi.InDomNull {
-		pick, other := t, f
-		if isZero(&g.val.v[0], g.typ) {
-			pick, other = f, t
-		}
-		if pick.op == OpNoValue || pick.val.num <= 0 {
-			n.val.setErr(pick.val.num)
+	if bindL {
+		if sts := e.eval(t, res); sts < 0 {
+			n.val.setErr(sts)
 			return
 		}
-		if pick.indom == pmapi.InDomNull && other.indom != pmapi.InDomNull && other.op != OpNoValue {
-			v := pick.val.v[0]
-			for i := 0; i < int(other.val.num); i++ {
-				v.inst = other.val.v[i].inst
-				n.val.add(v)
+	}
+	if bindR {
+		if sts := e.eval(f, res); sts < 0 {
+			n.val.setErr(sts)
+			return
+		}
+	}
+	switch {
+	case g.val.num <= 0:
+		n.val.setErr(g.val.num)
+		return
+	case bindL && t.op != OpNoValue && t.val.num <= 0:
+		n.val.setErr(t.val.num)
+		return
+	case bindR && f.op != OpNoValue && f.val.num <= 0:
+		n.val.setErr(f.val.num)
+		return
+	}
+	var num int
+	var pick, instOf, other *enode
+	switch {
+	case !bindR:
+		pick, instOf, other = t, t, t
+		num = int(t.val.num)
+	case !bindL:
+		pick, instOf, other = f, f, f
+		num = int(f.val.num)
+	default:
+		num = max(int(t.val.num), int(f.val.num))
+		instOf, other = t, f
+		if t.indom == pmapi.InDomNull && f.indom != pmapi.InDomNull {
+			instOf, other = f, t
+		}
+	}
+	holes := 0
+	for i := 0; i < num; i++ {
+		if bindL && bindR && i < int(g.val.num) {
+			pick = t
+			if isZero(&g.val.v[i], g.typ) {
+				pick = f
 			}
-			n.stringBug()
-			return
 		}
-		n.val.copyFrom(&pick.val)
-		n.stringBug()
-		return
-	}
-	for i := 0; i < int(g.val.num); i++ {
-		gv := &g.val.v[i]
-		pick := t
-		if isZero(gv, g.typ) {
-			pick = f
-		}
-		if pick.op == OpNoValue || pick.val.num <= 0 {
+		if pick.op == OpNoValue {
+			holes++
+			if e.opts.Literal {
+				n.val.add(ival{})
+			}
 			continue
 		}
-		var v ival
-		if pick.indom == pmapi.InDomNull {
-			v = pick.val.v[0]
-		} else {
-			k := i
-			if k >= int(pick.val.num) || pick.val.v[k].inst != gv.inst {
-				for k = 0; k < int(pick.val.num); k++ {
-					if pick.val.v[k].inst == gv.inst {
-						break
-					}
-				}
-				if k == int(pick.val.num) {
-					continue
-				}
-			}
-			v = pick.val.v[k]
+		v := pick.val.v[0]
+		if i < int(pick.val.num) {
+			v = pick.val.v[i]
 		}
-		v.inst = gv.inst
+		switch {
+		case instOf.op != OpNoValue && i < int(instOf.val.num):
+			v.inst = instOf.val.v[i].inst
+		case i < int(other.val.num):
+			v.inst = other.val.v[i].inst
+		}
 		n.val.add(v)
+	}
+	if e.opts.Literal && holes > 0 {
+		n.val.v = n.val.v[:num-holes]
+		n.val.num = int32(num - holes)
 	}
 	n.stringBug()
 }
@@ -300,10 +334,11 @@ func (e *Evaluator) evalCond603(n *enode) {
 	n.stringBug()
 }
 
-// stringBug reproduces libpcp 6.0.3's ?: over strings in Dialect603: the
-// string's length is not copied, so every value is the empty string.
+// stringBug reproduces libpcp's ?: over strings (6.0.3's and 6.3.8's):
+// the string's length is not copied (it is that of memory libpcp never
+// wrote, 0 when the memory is fresh), so every value is the empty string.
 func (n *enode) stringBug() {
-	if n.dialect != Dialect603 || n.typ != pmapi.TypeString {
+	if n.typ != pmapi.TypeString {
 		return
 	}
 	for i := range n.val.v {

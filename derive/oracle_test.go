@@ -26,6 +26,7 @@ type oracleResp struct {
 	Pos    int     `json:"pos"`
 	Msg    *string `json:"msg"`
 	ErrMsg string  `json:"errmsg"`
+	Stderr string  `json:"stderr"`
 }
 
 // latin1 maps each byte of s to the rune of the same value, so that JSON
@@ -61,10 +62,64 @@ func needOracle(t *testing.T) string {
 	return py
 }
 
-// runOracle sends reqs, in order, to one oracle process.
+// runOracle sends reqs, in order, to one oracle process of the host's
+// libpcp (6.0.3).
 func runOracle(t *testing.T, reqs []oracleReq) []oracleResp {
 	t.Helper()
 	py := needOracle(t)
+	script, _ := filepath.Abs(filepath.Join("testdata", "oracle.py"))
+	cmd := exec.Command(py, script)
+	cmd.Env = testenv.RealEnv()
+	return runOracleCmd(t, cmd, reqs)
+}
+
+// oracle638 is the oracle in the PCP 6.3.8 chroot: the script and the
+// files the requests name are copied into a directory inside it.
+type oracle638 struct {
+	c            *testenv.Chroot
+	host, inside string
+}
+
+func newOracle638(t *testing.T) *oracle638 {
+	t.Helper()
+	c := testenv.Real638(t)
+	o := &oracle638{c: c}
+	o.host, o.inside = c.TempDir(t)
+	script, err := os.ReadFile(filepath.Join("testdata", "oracle.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(o.host, "oracle.py"), script, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// archive copies an archive (a base name) into the chroot and returns the
+// name to open it by there.
+func (o *oracle638) archive(t *testing.T, base string) string {
+	t.Helper()
+	testenv.CopyArchive(t, base, o.host)
+	return filepath.Join(o.inside, filepath.Base(base))
+}
+
+// file writes a file into the chroot and returns its path there.
+func (o *oracle638) file(t *testing.T, name, text string) string {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(o.host, name), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(o.inside, name)
+}
+
+// run sends reqs, in order, to one oracle process of libpcp 6.3.8.
+func (o *oracle638) run(t *testing.T, reqs []oracleReq) []oracleResp {
+	t.Helper()
+	return runOracleCmd(t, o.c.Command(o.inside, nil, "python3", "oracle.py"), reqs)
+}
+
+func runOracleCmd(t *testing.T, cmd *exec.Cmd, reqs []oracleReq) []oracleResp {
+	t.Helper()
 	var in bytes.Buffer
 	enc := json.NewEncoder(&in)
 	for _, r := range reqs {
@@ -74,9 +129,6 @@ func runOracle(t *testing.T, reqs []oracleReq) []oracleResp {
 			t.Fatal(err)
 		}
 	}
-	script, _ := filepath.Abs(filepath.Join("testdata", "oracle.py"))
-	cmd := exec.Command(py, script)
-	cmd.Env = testenv.RealEnv()
 	cmd.Stdin = &in
 	var out, errb bytes.Buffer
 	cmd.Stdout = &out
@@ -96,6 +148,7 @@ func runOracle(t *testing.T, reqs []oracleReq) []oracleResp {
 			r.Msg = &m
 		}
 		r.ErrMsg = unlatin1(r.ErrMsg)
+		r.Stderr = unlatin1(r.Stderr)
 		resps = append(resps, r)
 	}
 	if len(resps) != len(reqs) {

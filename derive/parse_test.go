@@ -265,20 +265,36 @@ func TestParseNodes(t *testing.T) {
 			Right: &Node{Op: OpDouble, Text: "5."}}},
 		{"mkconst(3, units=\"Kbyte / sec\", type=U64, semantics=Counter)", Dialect603, &Node{Op: OpInteger, Text: "3", Spec: &Spec{
 			Params: []SpecParam{{"units", "Kbyte / sec"}, {"type", "U64"}, {"semantics", "Counter"}},
-			Type:   pmapi.TypeU64, Sem: pmapi.SemCounter, Units: pmapi.Units{DimSpace: 1, DimTime: -1, ScaleSpace: 1, ScaleTime: 3}}}},
+			Type:   pmapi.TypeU64, Sem: pmapi.SemCounter, Units: pmapi.Units{DimSpace: 1, DimTime: -1, ScaleSpace: 1, ScaleTime: 3},
+			InDom: pmapi.InDomNull, Set: SetType | SetSem | SetUnits}}},
 		{"mkconst(2.5, type=float)", Dialect603, &Node{Op: OpDouble, Text: "2.5", Spec: &Spec{
-			Params: []SpecParam{{"type", "float"}}, Type: pmapi.TypeFloat, Sem: pmapi.SemDiscrete}}},
+			Params: []SpecParam{{"type", "float"}}, Type: pmapi.TypeFloat, Sem: pmapi.SemDiscrete, InDom: pmapi.InDomNull, Set: SetType}}},
 		{"rescale(x, \"count/sec\")", Dialect603, &Node{Op: OpRescale, Text: "count/sec", Left: &Node{Op: OpName, Text: "x"},
 			Units: pmapi.Units{DimCount: 1, DimTime: -1, ScaleTime: 3}}},
 		{"defined(x.y)", Dialect603, &Node{Op: OpDefined, Left: &Node{Op: OpName, Text: "x.y"}}},
 		{"rate(a+b)", DialectCurrent, &Node{Op: OpRate, Left: &Node{Op: OpAdd, Left: &Node{Op: OpName, Text: "a"}, Right: &Node{Op: OpName, Text: "b"}}}},
-		{"novalue()", DialectCurrent, &Node{Op: OpNoValue, Spec: &Spec{Type: pmapi.TypeU32, Sem: pmapi.SemDiscrete}}},
-		{"novalue(type=float, semantics=instant, units=\"Kbytes/sec\")", DialectCurrent, &Node{Op: OpNoValue, Spec: &Spec{
-			Params: []SpecParam{{"type", "float"}, {"semantics", "instant"}, {"units", "Kbytes/sec"}},
-			Type:   pmapi.TypeFloat, Sem: pmapi.SemInstant, Units: pmapi.Units{DimSpace: 1, DimTime: -1, ScaleSpace: 1, ScaleTime: 3}}}},
+		{"a ? novalue() : b", DialectCurrent, &Node{Op: OpCond, Left: &Node{Op: OpName, Text: "a"},
+			Right: &Node{Op: OpNoValue, Spec: &Spec{Type: pmapi.Type32, Sem: pmapi.SemDiscrete, InDom: pmapi.InDomNull}},
+			Else:  &Node{Op: OpName, Text: "b"}}},
+		// novalue(...) starts from a fresh process's zeroed metadata
+		// (instance domain 0.0, semantics 0), or from what a mkconst()
+		// before it left
+		{"a ? b : novalue(type=float, semantics=instant, units=\"Kbytes/sec\")", DialectCurrent, &Node{Op: OpCond,
+			Left: &Node{Op: OpName, Text: "a"}, Right: &Node{Op: OpName, Text: "b"}, Else: &Node{Op: OpNoValue, Spec: &Spec{
+				Params: []SpecParam{{"type", "float"}, {"semantics", "instant"}, {"units", "Kbytes/sec"}},
+				Type:   pmapi.TypeFloat, Sem: pmapi.SemInstant, Units: pmapi.Units{DimSpace: 1, DimTime: -1, ScaleSpace: 1, ScaleTime: 3},
+				Set: SetType | SetSem | SetUnits}}}},
+		{"mkconst(2.5, units=sec) > 1 ? novalue(type=u64) : b", DialectCurrent, &Node{Op: OpCond,
+			Left: &Node{Op: OpGT, Left: &Node{Op: OpDouble, Text: "2.5", Spec: &Spec{Params: []SpecParam{{"units", "sec"}},
+				Type: pmapi.TypeDouble, Sem: pmapi.SemDiscrete, InDom: pmapi.InDomNull, Units: pmapi.Units{DimTime: 1, ScaleTime: 3}, Set: SetUnits}},
+				Right: &Node{Op: OpInteger, Text: "1"}},
+			Right: &Node{Op: OpNoValue, Spec: &Spec{Params: []SpecParam{{"type", "u64"}},
+				Type: pmapi.TypeU64, Sem: pmapi.SemDiscrete, InDom: pmapi.InDomNull, Units: pmapi.Units{DimTime: 1, ScaleTime: 3}, Set: SetType}},
+			Else: &Node{Op: OpName, Text: "b"}}},
 		{"mkconst(1, meta=a.b, type=64)", DialectCurrent, &Node{Op: OpInteger, Text: "1", Spec: &Spec{
-			Params: []SpecParam{{"meta", "a.b"}, {"type", "64"}}, Type: pmapi.Type64, Sem: pmapi.SemDiscrete, Meta: "a.b"}}},
-		{"count(matchinst(/x/, a) > 3)", DialectCurrent, &Node{Op: OpCount, Left: &Node{Op: OpGT,
+			Params: []SpecParam{{"meta", "a.b"}, {"type", "64"}}, Type: pmapi.Type64, Sem: pmapi.SemDiscrete, InDom: pmapi.InDomNull,
+			Set: SetType, Meta: "a.b"}}},
+		{"instant(matchinst(/x/, a) > 3)", DialectCurrent, &Node{Op: OpInstant, Left: &Node{Op: OpGT,
 			Left:  &Node{Op: OpMatchInst, Text: "x", Left: &Node{Op: OpName, Text: "a"}},
 			Right: &Node{Op: OpInteger, Text: "3"}}}},
 	}
@@ -343,12 +359,14 @@ func TestDialects(t *testing.T) {
 	}{
 		{"rate(a+b)", false, true},
 		{"rate(a)", true, true},
-		{"count(a[x])", false, true},
+		{"count(a[x])", false, false},
+		{"delta(a[x])", false, true},
 		{"instant(delta(a))", false, true},
 		{"defined(a)", true, true},
 		{"defined(a+b)", false, false},
-		{"novalue()", false, true},
+		{"novalue()", false, false}, // only an operand of ?:
 		{"a ? b : novalue(type=u32)", false, true},
+		{"a ? novalue() : novalue()", false, false}, // a fresh parser has no tree to reuse
 		{"mkconst(1, meta=a.b)", false, true},
 		{"meta", true, false}, // a keyword in DialectCurrent
 		{"matchinst(/x/, a+b)", true, true},

@@ -19,6 +19,9 @@ type SyntaxError struct {
 	// len(Expr).
 	Pos int
 	Msg string
+	// stale marks a parse that stopped without a syntax error (see
+	// parserState.last).
+	stale bool
 }
 
 func (e *SyntaxError) Error() string {
@@ -39,11 +42,40 @@ func (e *SyntaxError) Caret() string {
 	return strings.Repeat(" ", n) + "^"
 }
 
-// Parse parses an expression of the given dialect. The error, if any, is
-// a *SyntaxError.
+// Parse parses an expression of the given dialect, in a fresh parser
+// (see parserState). The error, if any, is a *SyntaxError.
 func Parse(expr string, d Dialect) (*Node, error) {
-	var inMatchinst bool
-	return parse(expr, d, &inMatchinst)
+	return parse(expr, d, &parserState{})
+}
+
+// parserState is what libpcp's parser keeps from one parse to the next in
+// a process (static variables of derive_parser.y.in), which a Registry
+// holds:
+//
+//   - inMatchinst: the lexer's in_matchinst (see lexer.inMatchinst);
+//   - spec: 6.3.8's specdesc, specflags and specmeta, the metadata that
+//     mkconst() and novalue(...) build: mkconst() resets the descriptor
+//     but not the flags nor the meta= name, novalue(...) resets nothing,
+//     and a parse that fails inside the parameters leaves them for the
+//     next one;
+//   - last: 6.3.8's parse_tree, the tree of the last parse that succeeded
+//     (nil after one that failed), which a parse that stops without a
+//     syntax error ("x ? novalue() : novalue()") returns again.
+type parserState struct {
+	inMatchinst bool
+	spec        specState
+	last        *Node
+}
+
+// specState is libpcp 6.3.8's specdesc, specflags and specmeta.
+type specState struct {
+	typ     pmapi.Type
+	indom   pmapi.InDom // 0 (not PM_INDOM_NULL) in a fresh process
+	sem     pmapi.Sem
+	units   pmapi.Units
+	set     SpecSet
+	meta    string
+	hasMeta bool
 }
 
 // yval is a semantic value on the parser stack.
@@ -56,12 +88,17 @@ type yval struct {
 }
 
 type parser struct {
-	t           *parseTables
-	lx          *lexer
-	errmsg      string
-	dialect     Dialect
-	spec        *Spec // libpcp's specdesc: the mkconst()/novalue() being built
-	inMatchinst *bool
+	t       *parseTables
+	lx      *lexer
+	errmsg  string
+	dialect Dialect
+	st      *parserState
+	params  []SpecParam // the tag=value parameters read since the last mkconst() or novalue()
+	// yyerror is set when a syntax error was detected (Bison calls
+	// yyerror, libpcp's derive_error, which forgets the parse tree); a
+	// parse that stops without one (an action's YYERROR) leaves libpcp's
+	// parse_tree as it was.
+	yyerror bool
 }
 
 func (p *parser) gramerr(what, after string, quoted bool) {
@@ -87,17 +124,43 @@ const (
 // tokens for a long time; these grammars never do).
 const maxSteps = 1 << 22
 
-func parse(expr string, d Dialect, inMatchinst *bool) (*Node, error) {
-	p := &parser{t: tablesOf(d), dialect: d, inMatchinst: inMatchinst}
-	p.lx = newLexer(expr, d, inMatchinst, &p.errmsg)
+// parse parses expr in the parser state st, which it updates as libpcp
+// updates its own.
+func parse(expr string, d Dialect, st *parserState) (*Node, error) {
+	n, _, err := parseStale(expr, d, st)
+	return n, err
+}
+
+// parseStale is parse, also reporting a parse that stopped without a
+// syntax error and so gives the previous tree (see parserState.last).
+func parseStale(expr string, d Dialect, st *parserState) (n *Node, stale bool, err error) {
+	n, err = parseTree(expr, d, st)
+	if err == nil {
+		st.last = n
+		return n, false, nil
+	}
+	if se := err.(*SyntaxError); se.stale && st.last != nil {
+		// pmRegisterDerived succeeds, with the previous tree
+		return st.last, true, nil
+	}
+	st.last = nil
+	return nil, false, err
+}
+
+// msgNovalueTwice is libpcp 6.3.8's message for "x ? novalue() : novalue()".
+const msgNovalueTwice = "novalue() may appear at most once in a ternary expression"
+
+func parseTree(expr string, d Dialect, st *parserState) (*Node, error) {
+	p := &parser{t: tablesOf(d), dialect: d, st: st}
+	p.lx = newLexer(expr, d, &st.inMatchinst, &p.errmsg)
 	t := p.t
 	states := []int{0}
 	vals := []yval{{}}
 	errstatus := 0
 	la := tok(-1) // no look-ahead
 	var laVal yval
-	fail := func() (*Node, error) {
-		return nil, &SyntaxError{Expr: expr, Pos: p.lx.lexicon, Msg: p.errmsg}
+	fail := func() *SyntaxError {
+		return &SyntaxError{Expr: expr, Pos: p.lx.lexicon, Msg: p.errmsg}
 	}
 	readLA := func() {
 		la = p.lx.next()
@@ -112,6 +175,9 @@ func parse(expr string, d Dialect, inMatchinst *bool) (*Node, error) {
 	for step := 0; step < maxSteps; step++ {
 		switch mode {
 		case stErrlab:
+			if errstatus == 0 {
+				p.yyerror = true
+			}
 			if errstatus == 3 {
 				// the look-ahead could not be used after an error: discard
 				// it (the lexer never returns Bison's end of input)
@@ -128,7 +194,9 @@ func parse(expr string, d Dialect, inMatchinst *bool) (*Node, error) {
 					break
 				}
 				if len(states) == 1 {
-					return fail()
+					se := fail()
+					se.stale = !p.yyerror
+					return nil, se
 				}
 				states = states[:len(states)-1]
 				vals = vals[:len(vals)-1]
@@ -175,7 +243,7 @@ func parse(expr string, d Dialect, inMatchinst *bool) (*Node, error) {
 		case actAccept:
 			return res.node, nil
 		case actAbort:
-			return fail()
+			return nil, fail()
 		case actError:
 			states = states[:len(states)-n]
 			vals = vals[:len(vals)-n]
@@ -188,7 +256,7 @@ func parse(expr string, d Dialect, inMatchinst *bool) (*Node, error) {
 		vals = append(vals, res)
 	}
 	p.errmsg = "parser step limit exceeded"
-	return fail()
+	return nil, fail()
 }
 
 var binaryOps = map[tok]Op{
@@ -255,24 +323,31 @@ func (p *parser) act(r *parseRule, rhs []yval, res *yval) int {
 		res.node = &Node{Op: OpInteger, Pos: rhs[0].pos, Text: rhs[0].text}
 	case aDouble:
 		res.node = &Node{Op: OpDouble, Pos: rhs[0].pos, Text: rhs[0].text}
-	case aSpecInt:
-		p.spec = &Spec{Type: pmapi.TypeU32, Sem: pmapi.SemDiscrete}
-	case aSpecDouble:
-		p.spec = &Spec{Type: pmapi.TypeDouble, Sem: pmapi.SemDiscrete}
-	case aNovalueSpec:
-		p.spec = &Spec{Type: pmapi.TypeU32, Sem: pmapi.SemDiscrete}
+	case aSpecInt, aSpecDouble:
+		// the mid-rule action of mkconst(): the default metadata (the
+		// flags and the meta= name are not reset)
+		sp := &p.st.spec
+		sp.typ, sp.indom, sp.sem, sp.units = pmapi.TypeU32, pmapi.InDomNull, pmapi.SemDiscrete, pmapi.Units{}
+		if action == aSpecDouble {
+			sp.typ = pmapi.TypeDouble
+		}
+		p.params = nil
+		if p.dialect == Dialect603 {
+			sp.set, sp.meta, sp.hasMeta = 0, "", false
+		}
 	case aMkconstInt, aMkconstDbl:
-		if action == aMkconstDbl && p.spec.Type != pmapi.TypeDouble && p.spec.Type != pmapi.TypeFloat {
-			p.gramerr("Incompatible floating point constant and type", p.spec.Type.String(), true)
+		sp := &p.st.spec
+		if action == aMkconstDbl && sp.typ != pmapi.TypeDouble && sp.typ != pmapi.TypeFloat {
+			p.gramerr("Incompatible floating point constant and type", sp.typ.String(), true)
 			return actAbort
 		}
 		op := OpInteger
 		if action == aMkconstDbl {
 			op = OpDouble
 		}
-		res.node = &Node{Op: op, Pos: rhs[0].pos, Text: rhs[2].text, Spec: p.spec}
-		p.spec = nil
+		res.node = &Node{Op: op, Pos: rhs[0].pos, Text: rhs[2].text, Spec: p.takeSpec()}
 	case aSpecType, aSpecSem, aSpecUnits, aSpecMeta:
+		sp := &p.st.spec
 		v := rhs[2].text
 		switch action {
 		case aSpecType:
@@ -281,27 +356,30 @@ func (p *parser) act(r *parseRule, rhs []yval, res *yval) int {
 				p.gramerr("Unrecognized value for type", v, true)
 				return actAbort
 			}
-			p.spec.Type = typ
-			p.spec.Params = append(p.spec.Params, SpecParam{"type", v})
+			sp.typ = typ
+			sp.set |= SetType
+			p.params = append(p.params, SpecParam{"type", v})
 		case aSpecSem:
 			sem, ok := parseSemName(v)
 			if !ok {
 				p.gramerr("Unrecognized value for semantics", v, true)
 				return actAbort
 			}
-			p.spec.Sem = sem
-			p.spec.Params = append(p.spec.Params, SpecParam{"semantics", v})
+			sp.sem = sem
+			sp.set |= SetSem
+			p.params = append(p.params, SpecParam{"semantics", v})
 		case aSpecUnits:
 			u, _, err := pmapi.ParseUnits(v)
 			if err != nil {
 				p.gramerr("Illegal units:", unitsErrText(err), true)
 				return actAbort
 			}
-			p.spec.Units = u
-			p.spec.Params = append(p.spec.Params, SpecParam{"units", v})
+			sp.units = u
+			sp.set |= SetUnits
+			p.params = append(p.params, SpecParam{"units", v})
 		case aSpecMeta:
-			p.spec.Meta = v
-			p.spec.Params = append(p.spec.Params, SpecParam{"meta", v})
+			sp.meta, sp.hasMeta = v, true
+			p.params = append(p.params, SpecParam{"meta", v})
 		}
 	case aAnon:
 		if _, ok := anonTypes[rhs[2].text]; !ok {
@@ -330,20 +408,39 @@ func (p *parser) act(r *parseRule, rhs []yval, res *yval) int {
 		n.Left = rhs[4].node
 		n.Pos = rhs[0].pos
 		res.node = n
-		*p.inMatchinst = false
+		p.st.inMatchinst = false
 	case aScalar:
 		res.node = &Node{Op: OpScalar, Pos: rhs[0].pos, Left: rhs[2].node}
 	case aNovalue:
-		spec := p.spec
-		if len(rhs) == 3 {
-			spec = &Spec{Type: pmapi.TypeU32, Sem: pmapi.SemDiscrete}
-		}
-		p.spec = nil
-		res.node = &Node{Op: OpNoValue, Pos: rhs[0].pos, Spec: spec}
+		// novalue(): its own default metadata, the parameters' state
+		// untouched
+		res.node = &Node{Op: OpNoValue, Pos: rhs[0].pos,
+			Spec: &Spec{Type: pmapi.Type32, InDom: pmapi.InDomNull, Sem: pmapi.SemDiscrete}}
+	case aNovalueSpec:
+		// novalue(...): the metadata the parameters left, from where the
+		// last mkconst() or novalue(...) left it
+		res.node = &Node{Op: OpNoValue, Pos: rhs[0].pos, Spec: p.takeSpec()}
+	case aNovalueTwice:
+		p.errmsg = msgNovalueTwice
+		return actError
 	default:
 		panic("derive: unknown grammar action")
 	}
 	return actOK
+}
+
+// takeSpec makes the Spec of a mkconst() or novalue(...) from the
+// parameters' state, and resets the flags and the meta= name (libpcp
+// 6.3.8's specflags and specmeta) but not the metadata (specdesc).
+func (p *parser) takeSpec() *Spec {
+	sp := &p.st.spec
+	s := &Spec{Params: p.params, Type: sp.typ, InDom: sp.indom, Sem: sp.sem, Units: sp.units, Set: sp.set}
+	if sp.hasMeta {
+		s.Meta = sp.meta
+	}
+	sp.set, sp.meta, sp.hasMeta = 0, "", false
+	p.params = nil
+	return s
 }
 
 var anonTypes = map[string]pmapi.Type{

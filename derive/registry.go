@@ -109,9 +109,9 @@ type Registry struct {
 	byName  map[string]*Metric
 	cluster uint32
 	item    uint32
-	// inMatchinst is the lexer state libpcp keeps between registrations
-	// (see lexer.inMatchinst).
-	inMatchinst bool
+	// st is the parser state libpcp keeps between registrations (see
+	// parserState).
+	st parserState
 }
 
 // NewRegistry returns an empty registry: libpcp before its first
@@ -167,9 +167,10 @@ func (r *Registry) register(name, expr string, anon bool) (*Metric, error) {
 		// the grammar tables, which a tool that never uses a derived
 		// metric should not pay for at start-up.
 		n = &Node{Op: OpAnon, Pos: 0, Text: strings.TrimSuffix(strings.TrimPrefix(expr, "anon("), ")")}
+		r.st.last = n
 	} else {
 		var err error
-		if n, err = parse(expr, r.dialect, &r.inMatchinst); err != nil {
+		if n, err = parse(expr, r.dialect, &r.st); err != nil {
 			return nil, err
 		}
 	}

@@ -33,7 +33,7 @@ func genName(t *rapid.T, d Dialect) string {
 }
 
 func genSpec(t *rapid.T, double bool, d Dialect) *Spec {
-	s := &Spec{Type: pmapi.TypeU32, Sem: pmapi.SemDiscrete}
+	s := &Spec{Type: pmapi.TypeU32, Sem: pmapi.SemDiscrete, InDom: pmapi.InDomNull}
 	if double {
 		s.Type = pmapi.TypeDouble
 	}
@@ -44,14 +44,17 @@ func genSpec(t *rapid.T, double bool, d Dialect) *Spec {
 			v := rapid.SampledFrom(genTypes).Draw(t, "type")
 			typ, _ := parseTypeName(v)
 			s.Type = typ
+			s.Set |= SetType
 			s.Params = append(s.Params, SpecParam{"type", v})
 		case 1:
 			v := rapid.SampledFrom(genSems).Draw(t, "sem")
 			s.Sem, _ = parseSemName(v)
+			s.Set |= SetSem
 			s.Params = append(s.Params, SpecParam{"semantics", v})
 		case 2:
 			v := rapid.SampledFrom(genUnits).Draw(t, "units")
 			s.Units, _, _ = pmapi.ParseUnits(v)
+			s.Set |= SetUnits
 			s.Params = append(s.Params, SpecParam{"units", v})
 		default:
 			if d == DialectCurrent {
@@ -62,10 +65,12 @@ func genSpec(t *rapid.T, double bool, d Dialect) *Spec {
 		}
 	}
 	if len(s.Params) == 0 {
+		s.Set |= SetSem
 		s.Params = append(s.Params, SpecParam{"semantics", "discrete"})
 	}
 	if double && s.Type != pmapi.TypeDouble && s.Type != pmapi.TypeFloat {
 		s.Type = pmapi.TypeFloat
+		s.Set |= SetType
 		s.Params = append(s.Params, SpecParam{"type", "float"})
 	}
 	return s
@@ -108,7 +113,17 @@ func genNode(t *rapid.T, d Dialect, depth int, inMatch bool) *Node {
 	case 2:
 		return &Node{Op: rapid.SampledFrom([]Op{OpNeg, OpNot}).Draw(t, "unary"), Left: sub()}
 	case 3:
-		return &Node{Op: OpCond, Left: sub(), Right: sub(), Else: sub()}
+		n := &Node{Op: OpCond, Left: sub(), Right: sub(), Else: sub()}
+		if d == DialectCurrent {
+			// novalue() is an operand of ?: (one of the two at most)
+			switch rapid.IntRange(0, 3).Draw(t, "novalue") {
+			case 1:
+				n.Right = genNoValue(t, d)
+			case 2:
+				n.Else = genNoValue(t, d)
+			}
+		}
+		return n
 	case 4:
 		operand := &Node{Op: OpName, Text: genName(t, d)}
 		if rapid.Bool().Draw(t, "instexpr") {
@@ -126,21 +141,55 @@ func genNode(t *rapid.T, d Dialect, depth int, inMatch bool) *Node {
 		return &Node{Op: OpRescale, Left: sub(), Text: u, Units: units}
 	case 8:
 		return &Node{Op: OpDefined, Left: &Node{Op: OpName, Text: genName(t, d)}}
-	case 9:
-		if d == DialectCurrent {
-			n := &Node{Op: OpNoValue, Spec: &Spec{Type: pmapi.TypeU32, Sem: pmapi.SemDiscrete}}
-			if rapid.Bool().Draw(t, "nvparams") {
-				n.Spec = genSpec(t, false, d)
-			}
-			return n
-		}
-		fallthrough
 	default:
+		f := rapid.SampledFrom(funcOpsList).Draw(t, "func")
 		operand := &Node{Op: OpName, Text: genName(t, d)}
-		if d == DialectCurrent {
+		if d == DialectCurrent && (f == OpDelta || f == OpRate || f == OpInstant) {
 			operand = sub()
 		}
-		return &Node{Op: rapid.SampledFrom(funcOpsList).Draw(t, "func"), Left: operand}
+		return &Node{Op: f, Left: operand}
+	}
+}
+
+// genNoValue draws a novalue() operand; its Spec is completed by
+// fixSpecs.
+func genNoValue(t *rapid.T, d Dialect) *Node {
+	n := &Node{Op: OpNoValue, Spec: &Spec{Type: pmapi.Type32, Sem: pmapi.SemDiscrete, InDom: pmapi.InDomNull}}
+	if rapid.Bool().Draw(t, "nvparams") {
+		n.Spec = genSpec(t, false, d)
+		n.Spec.Type, n.Spec.Sem, n.Spec.InDom, n.Spec.Units = 0, 0, 0, pmapi.Units{}
+	}
+	return n
+}
+
+// fixSpecs sets the metadata of each novalue(...) as libpcp 6.3.8 parses
+// it: from what the mkconst() or novalue(...) before it in the text left
+// (st), changed by its own parameters.
+func fixSpecs(n *Node, st *specState) {
+	if n == nil {
+		return
+	}
+	fixSpecs(n.Left, st)
+	fixSpecs(n.Right, st)
+	fixSpecs(n.Else, st)
+	s := n.Spec
+	switch {
+	case s == nil:
+		return
+	case n.Op == OpInteger || n.Op == OpDouble:
+		st.typ, st.indom, st.sem, st.units = s.Type, s.InDom, s.Sem, s.Units
+	case len(s.Params) > 0:
+		for _, p := range s.Params {
+			switch p.Tag {
+			case "type":
+				st.typ, _ = parseTypeName(p.Value)
+			case "semantics":
+				st.sem, _ = parseSemName(p.Value)
+			case "units":
+				st.units, _, _ = pmapi.ParseUnits(p.Value)
+			}
+		}
+		s.Type, s.InDom, s.Sem, s.Units = st.typ, st.indom, st.sem, st.units
 	}
 }
 
@@ -150,6 +199,7 @@ func TestPrintParse(t *testing.T) {
 		t.Run(d.String(), func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
 				n := genNode(t, d, rapid.IntRange(0, 5).Draw(t, "depth"), false)
+				fixSpecs(n, &specState{})
 				text := n.String()
 				back, err := Parse(text, d)
 				if err != nil {
@@ -199,6 +249,56 @@ func FuzzParse(f *testing.F) {
 			if strings.Contains(text, "\x00") {
 				t.Fatalf("%q printed with a NUL", s)
 			}
+		}
+	})
+}
+
+// hasMetaName reports whether libpcp 6.0.3's lexer reads the name "meta"
+// in expr: a metric name there, 6.3.8's keyword.
+func hasMetaName(expr string) bool {
+	var st parserState
+	lx := newLexer(expr, Dialect603, &st.inMatchinst, new(string))
+	for {
+		switch lx.next() {
+		case tEOS, tError:
+			return false
+		case tName:
+			if lx.text == "meta" {
+				return true
+			}
+		}
+	}
+}
+
+// TestSuperset638 (a rapid property): any expression libpcp 6.0.3's
+// grammar accepts, 6.3.8's accepts with the same tree, but for the name
+// "meta", a keyword of 6.3.8 (where the real library refuses it too, see
+// syntax638Extra). The expressions are printed trees and token soups.
+func TestSuperset638(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var text string
+		if rapid.Bool().Draw(t, "soup") {
+			toks := rapid.SliceOfN(rapid.SampledFrom(append(diffTokens, "meta", "meta.x", "x.meta")), 1, 8).Draw(t, "tokens")
+			text = strings.Join(toks, " ")
+		} else {
+			text = genNode(t, Dialect603, rapid.IntRange(0, 5).Draw(t, "depth"), false).String()
+		}
+		old, err := Parse(text, Dialect603)
+		if err != nil {
+			return
+		}
+		cur, err := Parse(text, DialectCurrent)
+		if hasMetaName(text) {
+			if err == nil {
+				t.Fatalf("%q: 6.3.8 accepts the name meta", text)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("%q: 6.0.3 accepts it, 6.3.8 does not: %v", text, err)
+		}
+		if !Equal(old, cur) {
+			t.Fatalf("%q: 6.0.3 %s, 6.3.8 %s", text, old, cur)
 		}
 	})
 }

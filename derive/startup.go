@@ -18,12 +18,25 @@ func StartupSpec() string {
 	return filepath.Join(pcpconf.VarDir(), "config", "derived")
 }
 
+// ProcessDialect is the derived metric language of pcpkit's tools: that
+// of the PCP version they behave as (pcpconf.Version: $PCPKIT_PCP_VERSION,
+// else the host's pcp.conf), DialectCurrent for PCP 6.3.8, else
+// Dialect603. Every tool that takes derived metrics uses it (through
+// NewProcessRegistry).
+func ProcessDialect() Dialect {
+	if pcpconf.Version() == pcpconf.Version638 {
+		return DialectCurrent
+	}
+	return Dialect603
+}
+
 // NewProcessRegistry is the derived metric state of a process as libpcp
 // sets it up the first time it is needed (at pmLoadDerivedConfig or at the
-// first pmNewContext): the 6.0.3 language, event.flags and event.missed,
-// then the definitions of StartupSpec, whose errors are written to w.
+// first pmNewContext): the language of ProcessDialect, event.flags and
+// event.missed, then the definitions of StartupSpec, whose errors are
+// written to w.
 func NewProcessRegistry(w io.Writer) *Registry {
-	r := NewRegistry(Dialect603)
+	r := NewRegistry(ProcessDialect())
 	r.RegisterEventMetrics()
 	r.LoadEnvConfig(StartupSpec(), w)
 	return r

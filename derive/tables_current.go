@@ -4,265 +4,264 @@ package derive
 
 // tablesCurrent are the LALR(1) parse tables of DialectCurrent's grammar.
 //
-// Non-terminals: 0 $accept 1 defn 2 expr 3 regexpr 4 opt_bang 5 num 6 $@1 7 $@2 8 speclist 9 spec 10 specval 11 func 12 $@3.
+// Non-terminals: 0 $accept 1 defn 2 expr 3 novalue 4 regexpr 5 opt_bang 6 num 7 $@1 8 $@2 9 speclist 10 spec 11 specval 12 func.
 var tablesCurrent = parseTables{
 	rules: []parseRule{
-		{lhs: 0, size: 2, action: aDefault},                                                                          // 0 $accept: defn $end
-		{lhs: 1, size: 2, action: aAccept},                                                                           // 1 defn: expr L_EOS
-		{lhs: 1, size: 3, action: aUnexpected, after: "+"},                                                           // 2 defn: expr L_PLUS error
-		{lhs: 1, size: 3, action: aUnexpected, after: "*"},                                                           // 3 defn: expr L_STAR error
-		{lhs: 1, size: 3, action: aUnexpected, after: "/"},                                                           // 4 defn: expr L_SLASH error
-		{lhs: 1, size: 3, action: aUnexpected, after: "("},                                                           // 5 defn: expr L_LPAREN error
-		{lhs: 1, size: 3, action: aUnexpected, after: ")"},                                                           // 6 defn: expr L_RPAREN error
-		{lhs: 1, size: 3, action: aUnexpected, after: "<"},                                                           // 7 defn: expr L_LT error
-		{lhs: 1, size: 3, action: aUnexpected, after: "<="},                                                          // 8 defn: expr L_LEQ error
-		{lhs: 1, size: 3, action: aUnexpected, after: "=="},                                                          // 9 defn: expr L_EQ error
-		{lhs: 1, size: 3, action: aUnexpected, after: ">="},                                                          // 10 defn: expr L_GEQ error
-		{lhs: 1, size: 3, action: aUnexpected, after: ">"},                                                           // 11 defn: expr L_GT error
-		{lhs: 1, size: 3, action: aUnexpected, after: "!="},                                                          // 12 defn: expr L_NEQ error
-		{lhs: 1, size: 3, action: aUnexpected, after: "&&"},                                                          // 13 defn: expr L_AND error
-		{lhs: 1, size: 3, action: aUnexpected, after: "||"},                                                          // 14 defn: expr L_OR error
-		{lhs: 1, size: 2, action: aInitial, after: "+"},                                                              // 15 defn: L_PLUS error
-		{lhs: 1, size: 2, action: aInitial, after: "*"},                                                              // 16 defn: L_STAR error
-		{lhs: 1, size: 2, action: aInitial, after: "/"},                                                              // 17 defn: L_SLASH error
-		{lhs: 1, size: 2, action: aInitial, after: "("},                                                              // 18 defn: L_LPAREN error
-		{lhs: 1, size: 2, action: aInitial, after: ")"},                                                              // 19 defn: L_RPAREN error
-		{lhs: 1, size: 2, action: aInitial, after: "<"},                                                              // 20 defn: L_LT error
-		{lhs: 1, size: 2, action: aInitial, after: "<="},                                                             // 21 defn: L_LEQ error
-		{lhs: 1, size: 2, action: aInitial, after: "=="},                                                             // 22 defn: L_EQ error
-		{lhs: 1, size: 2, action: aInitial, after: ">="},                                                             // 23 defn: L_GEQ error
-		{lhs: 1, size: 2, action: aInitial, after: ">"},                                                              // 24 defn: L_GT error
-		{lhs: 1, size: 2, action: aInitial, after: "!="},                                                             // 25 defn: L_NEQ error
-		{lhs: 1, size: 2, action: aInitial, after: "&&"},                                                             // 26 defn: L_AND error
-		{lhs: 1, size: 2, action: aInitial, after: "||"},                                                             // 27 defn: L_OR error
-		{lhs: 1, size: 2, action: aInitial, after: "?"},                                                              // 28 defn: L_QUEST error
-		{lhs: 1, size: 2, action: aInitial, after: ":"},                                                              // 29 defn: L_COLON error
-		{lhs: 2, size: 3, action: aParen},                                                                            // 30 expr: L_LPAREN expr L_RPAREN
-		{lhs: 2, size: 2, action: aNameInst},                                                                         // 31 expr: L_NAME L_INSTNAME
-		{lhs: 2, size: 4, action: aParenInst},                                                                        // 32 expr: L_LPAREN expr L_RPAREN L_INSTNAME
-		{lhs: 2, size: 1, action: aDefault},                                                                          // 33 expr: num
-		{lhs: 2, size: 1, action: aName},                                                                             // 34 expr: L_NAME
-		{lhs: 2, size: 1, action: aDefault},                                                                          // 35 expr: func
-		{lhs: 2, size: 3, action: aBinary},                                                                           // 36 expr: expr L_PLUS expr
-		{lhs: 2, size: 3, action: aBinary},                                                                           // 37 expr: expr L_MINUS expr
-		{lhs: 2, size: 3, action: aBinary},                                                                           // 38 expr: expr L_STAR expr
-		{lhs: 2, size: 3, action: aBinary},                                                                           // 39 expr: expr L_SLASH expr
-		{lhs: 2, size: 2, action: aUnary},                                                                            // 40 expr: L_MINUS expr
-		{lhs: 2, size: 3, action: aBinary},                                                                           // 41 expr: expr L_LT expr
-		{lhs: 2, size: 3, action: aBinary},                                                                           // 42 expr: expr L_LEQ expr
-		{lhs: 2, size: 3, action: aBinary},                                                                           // 43 expr: expr L_EQ expr
-		{lhs: 2, size: 3, action: aBinary},                                                                           // 44 expr: expr L_GEQ expr
-		{lhs: 2, size: 3, action: aBinary},                                                                           // 45 expr: expr L_GT expr
-		{lhs: 2, size: 3, action: aBinary},                                                                           // 46 expr: expr L_NEQ expr
-		{lhs: 2, size: 5, action: aCond},                                                                             // 47 expr: expr L_QUEST expr L_COLON expr
-		{lhs: 2, size: 3, action: aBinary},                                                                           // 48 expr: expr L_AND expr
-		{lhs: 2, size: 3, action: aBinary},                                                                           // 49 expr: expr L_OR expr
-		{lhs: 2, size: 2, action: aUnary},                                                                            // 50 expr: L_NOT expr
-		{lhs: 2, size: 2, action: aFollow, what: "Arithmetic or relational or boolean operator", after: "NAME"},      // 51 expr: L_NAME error
-		{lhs: 2, size: 3, action: aFollow, what: "Arithmetic expression", after: "PLUS"},                             // 52 expr: expr L_PLUS error
-		{lhs: 2, size: 3, action: aFollow, what: "Arithmetic expression", after: "MINUS"},                            // 53 expr: expr L_MINUS error
-		{lhs: 2, size: 3, action: aFollow, what: "Arithmetic expression", after: "STAR"},                             // 54 expr: expr L_STAR error
-		{lhs: 2, size: 3, action: aFollow, what: "Arithmetic expression", after: "SLASH"},                            // 55 expr: expr L_SLASH error
-		{lhs: 2, size: 2, action: aFollow, what: "Arithmetic expression", after: "NEG"},                              // 56 expr: L_MINUS error
-		{lhs: 2, size: 3, action: aFollow, what: "Arithmetic expression", after: "LT"},                               // 57 expr: expr L_LT error
-		{lhs: 2, size: 3, action: aFollow, what: "Arithmetic expression", after: "LEQ"},                              // 58 expr: expr L_LEQ error
-		{lhs: 2, size: 3, action: aFollow, what: "Arithmetic expression", after: "EQ"},                               // 59 expr: expr L_EQ error
-		{lhs: 2, size: 3, action: aFollow, what: "Arithmetic expression", after: "GEQ"},                              // 60 expr: expr L_GEQ error
-		{lhs: 2, size: 3, action: aFollow, what: "Arithmetic expression", after: "GT"},                               // 61 expr: expr L_GT error
-		{lhs: 2, size: 3, action: aFollow, what: "Arithmetic expression", after: "NEQ"},                              // 62 expr: expr L_NEQ error
-		{lhs: 2, size: 3, action: aFollow, what: "Boolean expression", after: "AND"},                                 // 63 expr: expr L_AND error
-		{lhs: 2, size: 3, action: aFollow, what: "Boolean expression", after: "OR"},                                  // 64 expr: expr L_OR error
-		{lhs: 2, size: 2, action: aFollow, what: "Boolean expression", after: "NOT"},                                 // 65 expr: L_NOT error
-		{lhs: 2, size: 3, action: aFollow, what: "Arithmetic expression", after: "QUEST"},                            // 66 expr: expr L_QUEST error
-		{lhs: 2, size: 5, action: aFollow, what: "Arithmetic expression", after: "COLON"},                            // 67 expr: expr L_QUEST expr L_COLON error
-		{lhs: 3, size: 2, action: aRegexpr},                                                                          // 68 regexpr: opt_bang L_PATTERN
-		{lhs: 4, size: 1, action: aBang},                                                                             // 69 opt_bang: L_NOT
-		{lhs: 4, size: 0, action: aNoBang},                                                                           // 70 opt_bang:
-		{lhs: 5, size: 1, action: aInteger},                                                                          // 71 num: L_INTEGER
-		{lhs: 5, size: 1, action: aDouble},                                                                           // 72 num: L_DOUBLE
-		{lhs: 6, size: 0, action: aSpecInt},                                                                          // 73 $@1:
-		{lhs: 5, size: 7, action: aMkconstInt},                                                                       // 74 num: L_MKCONST L_LPAREN L_INTEGER L_COMMA $@1 speclist L_RPAREN
-		{lhs: 7, size: 0, action: aSpecDouble},                                                                       // 75 $@2:
-		{lhs: 5, size: 7, action: aMkconstDbl},                                                                       // 76 num: L_MKCONST L_LPAREN L_DOUBLE L_COMMA $@2 speclist L_RPAREN
-		{lhs: 8, size: 3, action: aDefault},                                                                          // 77 speclist: speclist L_COMMA spec
-		{lhs: 8, size: 1, action: aDefault},                                                                          // 78 speclist: spec
-		{lhs: 9, size: 3, action: aSpecType},                                                                         // 79 spec: L_TYPE L_ASSIGN specval
-		{lhs: 9, size: 3, action: aSpecSem},                                                                          // 80 spec: L_SEMANTICS L_ASSIGN specval
-		{lhs: 9, size: 3, action: aSpecUnits},                                                                        // 81 spec: L_UNITS L_ASSIGN specval
-		{lhs: 9, size: 3, action: aSpecMeta},                                                                         // 82 spec: L_META L_ASSIGN specval
-		{lhs: 10, size: 1, action: aDefault},                                                                         // 83 specval: L_STRING
-		{lhs: 10, size: 1, action: aDefault},                                                                         // 84 specval: L_NAME
-		{lhs: 10, size: 1, action: aDefault},                                                                         // 85 specval: L_INTEGER
-		{lhs: 11, size: 4, action: aAnon},                                                                            // 86 func: L_ANON L_LPAREN L_NAME L_RPAREN
-		{lhs: 11, size: 4, action: aFunc},                                                                            // 87 func: L_AVG L_LPAREN expr L_RPAREN
-		{lhs: 11, size: 4, action: aFunc},                                                                            // 88 func: L_COUNT L_LPAREN expr L_RPAREN
-		{lhs: 11, size: 4, action: aFunc},                                                                            // 89 func: L_DELTA L_LPAREN expr L_RPAREN
-		{lhs: 11, size: 4, action: aFunc},                                                                            // 90 func: L_MAX L_LPAREN expr L_RPAREN
-		{lhs: 11, size: 4, action: aFunc},                                                                            // 91 func: L_MIN L_LPAREN expr L_RPAREN
-		{lhs: 11, size: 4, action: aFunc},                                                                            // 92 func: L_SUM L_LPAREN expr L_RPAREN
-		{lhs: 11, size: 4, action: aFunc},                                                                            // 93 func: L_RATE L_LPAREN expr L_RPAREN
-		{lhs: 11, size: 4, action: aFunc},                                                                            // 94 func: L_INSTANT L_LPAREN expr L_RPAREN
-		{lhs: 11, size: 4, action: aFunc},                                                                            // 95 func: L_DEFINED L_LPAREN L_NAME L_RPAREN
-		{lhs: 11, size: 6, action: aRescale},                                                                         // 96 func: L_RESCALE L_LPAREN expr L_COMMA L_STRING L_RPAREN
-		{lhs: 11, size: 6, action: aMatchinst},                                                                       // 97 func: L_MATCHINST L_LPAREN regexpr L_COMMA expr L_RPAREN
-		{lhs: 11, size: 4, action: aScalar},                                                                          // 98 func: L_SCALAR L_LPAREN expr L_RPAREN
-		{lhs: 11, size: 3, action: aNovalue},                                                                         // 99 func: L_NOVALUE L_LPAREN L_RPAREN
-		{lhs: 12, size: 0, action: aNovalueSpec},                                                                     // 100 $@3:
-		{lhs: 11, size: 5, action: aNovalue},                                                                         // 101 func: L_NOVALUE L_LPAREN $@3 speclist L_RPAREN
-		{lhs: 11, size: 3, action: aFollow, what: "Metric name", after: "anon("},                                     // 102 func: L_ANON L_LPAREN error
-		{lhs: 11, size: 3, action: aFollow, what: "<expr>", after: "avg("},                                           // 103 func: L_AVG L_LPAREN error
-		{lhs: 11, size: 3, action: aFollow, what: "<expr>", after: "count("},                                         // 104 func: L_COUNT L_LPAREN error
-		{lhs: 11, size: 3, action: aFollow, what: "<expr>", after: "delta("},                                         // 105 func: L_DELTA L_LPAREN error
-		{lhs: 11, size: 3, action: aFollow, what: "<expr>", after: "max("},                                           // 106 func: L_MAX L_LPAREN error
-		{lhs: 11, size: 3, action: aFollow, what: "<expr>", after: "min("},                                           // 107 func: L_MIN L_LPAREN error
-		{lhs: 11, size: 3, action: aFollow, what: "<expr>", after: "sum("},                                           // 108 func: L_SUM L_LPAREN error
-		{lhs: 11, size: 3, action: aFollow, what: "<expr>", after: "rate("},                                          // 109 func: L_RATE L_LPAREN error
-		{lhs: 11, size: 3, action: aFollow, what: "<expr>", after: "instant("},                                       // 110 func: L_INSTANT L_LPAREN error
-		{lhs: 11, size: 3, action: aFollow, what: "Arithmetic or relational or boolean operator", after: "rescale("}, // 111 func: L_RESCALE L_LPAREN error
-		{lhs: 11, size: 5, action: aFollow, what: "Units string", after: "rescale(<expr>,"},                          // 112 func: L_RESCALE L_LPAREN expr L_COMMA error
-		{lhs: 11, size: 3, action: aFollow, what: "<filter>, <expr>)", after: "matchinst("},                          // 113 func: L_MATCHINST L_LPAREN error
-		{lhs: 11, size: 4, action: aFollow, what: ", <expr>)", after: "matchinst(<filter>"},                          // 114 func: L_MATCHINST L_LPAREN regexpr error
-		{lhs: 11, size: 5, action: aFollow, what: "<expr>)", after: "matchinst(<filter>,"},                           // 115 func: L_MATCHINST L_LPAREN regexpr L_COMMA error
-		{lhs: 11, size: 3, action: aFollow, what: "<expr>", after: "scalar("},                                        // 116 func: L_SCALAR L_LPAREN error
-		{lhs: 11, size: 3, action: aFollow, what: "<metadata>)", after: "novalue("},                                  // 117 func: L_NOVALUE L_LPAREN error
+		{lhs: 0, size: 2, action: aDefault},                 // 0 $accept: defn $end
+		{lhs: 1, size: 2, action: aAccept},                  // 1 defn: expr L_EOS
+		{lhs: 1, size: 3, action: aUnexpected, after: "+"},  // 2 defn: expr L_PLUS error
+		{lhs: 1, size: 3, action: aUnexpected, after: "*"},  // 3 defn: expr L_STAR error
+		{lhs: 1, size: 3, action: aUnexpected, after: "/"},  // 4 defn: expr L_SLASH error
+		{lhs: 1, size: 3, action: aUnexpected, after: "("},  // 5 defn: expr L_LPAREN error
+		{lhs: 1, size: 3, action: aUnexpected, after: ")"},  // 6 defn: expr L_RPAREN error
+		{lhs: 1, size: 3, action: aUnexpected, after: "<"},  // 7 defn: expr L_LT error
+		{lhs: 1, size: 3, action: aUnexpected, after: "<="}, // 8 defn: expr L_LEQ error
+		{lhs: 1, size: 3, action: aUnexpected, after: "=="}, // 9 defn: expr L_EQ error
+		{lhs: 1, size: 3, action: aUnexpected, after: ">="}, // 10 defn: expr L_GEQ error
+		{lhs: 1, size: 3, action: aUnexpected, after: ">"},  // 11 defn: expr L_GT error
+		{lhs: 1, size: 3, action: aUnexpected, after: "!="}, // 12 defn: expr L_NEQ error
+		{lhs: 1, size: 3, action: aUnexpected, after: "&&"}, // 13 defn: expr L_AND error
+		{lhs: 1, size: 3, action: aUnexpected, after: "||"}, // 14 defn: expr L_OR error
+		{lhs: 1, size: 2, action: aInitial, after: "+"},     // 15 defn: L_PLUS error
+		{lhs: 1, size: 2, action: aInitial, after: "*"},     // 16 defn: L_STAR error
+		{lhs: 1, size: 2, action: aInitial, after: "/"},     // 17 defn: L_SLASH error
+		{lhs: 1, size: 2, action: aInitial, after: "("},     // 18 defn: L_LPAREN error
+		{lhs: 1, size: 2, action: aInitial, after: ")"},     // 19 defn: L_RPAREN error
+		{lhs: 1, size: 2, action: aInitial, after: "<"},     // 20 defn: L_LT error
+		{lhs: 1, size: 2, action: aInitial, after: "<="},    // 21 defn: L_LEQ error
+		{lhs: 1, size: 2, action: aInitial, after: "=="},    // 22 defn: L_EQ error
+		{lhs: 1, size: 2, action: aInitial, after: ">="},    // 23 defn: L_GEQ error
+		{lhs: 1, size: 2, action: aInitial, after: ">"},     // 24 defn: L_GT error
+		{lhs: 1, size: 2, action: aInitial, after: "!="},    // 25 defn: L_NEQ error
+		{lhs: 1, size: 2, action: aInitial, after: "&&"},    // 26 defn: L_AND error
+		{lhs: 1, size: 2, action: aInitial, after: "||"},    // 27 defn: L_OR error
+		{lhs: 1, size: 2, action: aInitial, after: "?"},     // 28 defn: L_QUEST error
+		{lhs: 1, size: 2, action: aInitial, after: ":"},     // 29 defn: L_COLON error
+		{lhs: 2, size: 3, action: aParen},                   // 30 expr: L_LPAREN expr L_RPAREN
+		{lhs: 2, size: 2, action: aNameInst},                // 31 expr: L_NAME L_INSTNAME
+		{lhs: 2, size: 4, action: aParenInst},               // 32 expr: L_LPAREN expr L_RPAREN L_INSTNAME
+		{lhs: 2, size: 1, action: aDefault},                 // 33 expr: num
+		{lhs: 2, size: 1, action: aName},                    // 34 expr: L_NAME
+		{lhs: 2, size: 1, action: aDefault},                 // 35 expr: func
+		{lhs: 2, size: 3, action: aBinary},                  // 36 expr: expr L_PLUS expr
+		{lhs: 2, size: 3, action: aBinary},                  // 37 expr: expr L_MINUS expr
+		{lhs: 2, size: 3, action: aBinary},                  // 38 expr: expr L_STAR expr
+		{lhs: 2, size: 3, action: aBinary},                  // 39 expr: expr L_SLASH expr
+		{lhs: 2, size: 2, action: aUnary},                   // 40 expr: L_MINUS expr
+		{lhs: 2, size: 3, action: aBinary},                  // 41 expr: expr L_LT expr
+		{lhs: 2, size: 3, action: aBinary},                  // 42 expr: expr L_LEQ expr
+		{lhs: 2, size: 3, action: aBinary},                  // 43 expr: expr L_EQ expr
+		{lhs: 2, size: 3, action: aBinary},                  // 44 expr: expr L_GEQ expr
+		{lhs: 2, size: 3, action: aBinary},                  // 45 expr: expr L_GT expr
+		{lhs: 2, size: 3, action: aBinary},                  // 46 expr: expr L_NEQ expr
+		{lhs: 2, size: 5, action: aCond},                    // 47 expr: expr L_QUEST expr L_COLON expr
+		{lhs: 2, size: 5, action: aCond},                    // 48 expr: expr L_QUEST novalue L_COLON expr
+		{lhs: 2, size: 5, action: aCond},                    // 49 expr: expr L_QUEST expr L_COLON novalue
+		{lhs: 2, size: 5, action: aNovalueTwice},            // 50 expr: expr L_QUEST novalue L_COLON novalue
+		{lhs: 2, size: 3, action: aBinary},                  // 51 expr: expr L_AND expr
+		{lhs: 2, size: 3, action: aBinary},                  // 52 expr: expr L_OR expr
+		{lhs: 2, size: 2, action: aUnary},                   // 53 expr: L_NOT expr
+		{lhs: 2, size: 2, action: aFollow, what: "Arithmetic or relational or boolean operator", after: "NAME"},      // 54 expr: L_NAME error
+		{lhs: 2, size: 3, action: aFollow, what: "Arithmetic expression", after: "PLUS"},                             // 55 expr: expr L_PLUS error
+		{lhs: 2, size: 3, action: aFollow, what: "Arithmetic expression", after: "MINUS"},                            // 56 expr: expr L_MINUS error
+		{lhs: 2, size: 3, action: aFollow, what: "Arithmetic expression", after: "STAR"},                             // 57 expr: expr L_STAR error
+		{lhs: 2, size: 3, action: aFollow, what: "Arithmetic expression", after: "SLASH"},                            // 58 expr: expr L_SLASH error
+		{lhs: 2, size: 2, action: aFollow, what: "Arithmetic expression", after: "NEG"},                              // 59 expr: L_MINUS error
+		{lhs: 2, size: 3, action: aFollow, what: "Arithmetic expression", after: "LT"},                               // 60 expr: expr L_LT error
+		{lhs: 2, size: 3, action: aFollow, what: "Arithmetic expression", after: "LEQ"},                              // 61 expr: expr L_LEQ error
+		{lhs: 2, size: 3, action: aFollow, what: "Arithmetic expression", after: "EQ"},                               // 62 expr: expr L_EQ error
+		{lhs: 2, size: 3, action: aFollow, what: "Arithmetic expression", after: "GEQ"},                              // 63 expr: expr L_GEQ error
+		{lhs: 2, size: 3, action: aFollow, what: "Arithmetic expression", after: "GT"},                               // 64 expr: expr L_GT error
+		{lhs: 2, size: 3, action: aFollow, what: "Arithmetic expression", after: "NEQ"},                              // 65 expr: expr L_NEQ error
+		{lhs: 2, size: 3, action: aFollow, what: "Boolean expression", after: "AND"},                                 // 66 expr: expr L_AND error
+		{lhs: 2, size: 3, action: aFollow, what: "Boolean expression", after: "OR"},                                  // 67 expr: expr L_OR error
+		{lhs: 2, size: 2, action: aFollow, what: "Boolean expression", after: "NOT"},                                 // 68 expr: L_NOT error
+		{lhs: 2, size: 3, action: aFollow, what: "Arithmetic expression", after: "QUEST"},                            // 69 expr: expr L_QUEST error
+		{lhs: 2, size: 5, action: aFollow, what: "Arithmetic expression", after: "COLON"},                            // 70 expr: expr L_QUEST expr L_COLON error
+		{lhs: 3, size: 3, action: aNovalue},                                                                          // 71 novalue: L_NOVALUE L_LPAREN L_RPAREN
+		{lhs: 3, size: 4, action: aNovalueSpec},                                                                      // 72 novalue: L_NOVALUE L_LPAREN speclist L_RPAREN
+		{lhs: 3, size: 3, action: aFollow, what: "metadata keyword", after: "novalue("},                              // 73 novalue: L_NOVALUE L_LPAREN error
+		{lhs: 4, size: 2, action: aRegexpr},                                                                          // 74 regexpr: opt_bang L_PATTERN
+		{lhs: 5, size: 1, action: aBang},                                                                             // 75 opt_bang: L_NOT
+		{lhs: 5, size: 0, action: aNoBang},                                                                           // 76 opt_bang:
+		{lhs: 6, size: 1, action: aInteger},                                                                          // 77 num: L_INTEGER
+		{lhs: 6, size: 1, action: aDouble},                                                                           // 78 num: L_DOUBLE
+		{lhs: 7, size: 0, action: aSpecInt},                                                                          // 79 $@1:
+		{lhs: 6, size: 7, action: aMkconstInt},                                                                       // 80 num: L_MKCONST L_LPAREN L_INTEGER L_COMMA $@1 speclist L_RPAREN
+		{lhs: 8, size: 0, action: aSpecDouble},                                                                       // 81 $@2:
+		{lhs: 6, size: 7, action: aMkconstDbl},                                                                       // 82 num: L_MKCONST L_LPAREN L_DOUBLE L_COMMA $@2 speclist L_RPAREN
+		{lhs: 6, size: 4, action: aFollow, what: "metadata keyword", after: "mkconst(type"},                          // 83 num: L_MKCONST L_LPAREN L_INTEGER error
+		{lhs: 9, size: 3, action: aDefault},                                                                          // 84 speclist: speclist L_COMMA spec
+		{lhs: 9, size: 1, action: aDefault},                                                                          // 85 speclist: spec
+		{lhs: 10, size: 3, action: aSpecType},                                                                        // 86 spec: L_TYPE L_ASSIGN specval
+		{lhs: 10, size: 3, action: aSpecSem},                                                                         // 87 spec: L_SEMANTICS L_ASSIGN specval
+		{lhs: 10, size: 3, action: aSpecUnits},                                                                       // 88 spec: L_UNITS L_ASSIGN specval
+		{lhs: 10, size: 3, action: aSpecMeta},                                                                        // 89 spec: L_META L_ASSIGN L_NAME
+		{lhs: 11, size: 1, action: aDefault},                                                                         // 90 specval: L_STRING
+		{lhs: 11, size: 1, action: aDefault},                                                                         // 91 specval: L_NAME
+		{lhs: 11, size: 1, action: aDefault},                                                                         // 92 specval: L_INTEGER
+		{lhs: 12, size: 4, action: aAnon},                                                                            // 93 func: L_ANON L_LPAREN L_NAME L_RPAREN
+		{lhs: 12, size: 4, action: aFunc},                                                                            // 94 func: L_AVG L_LPAREN L_NAME L_RPAREN
+		{lhs: 12, size: 4, action: aFunc},                                                                            // 95 func: L_COUNT L_LPAREN L_NAME L_RPAREN
+		{lhs: 12, size: 4, action: aFunc},                                                                            // 96 func: L_DELTA L_LPAREN expr L_RPAREN
+		{lhs: 12, size: 4, action: aFunc},                                                                            // 97 func: L_MAX L_LPAREN L_NAME L_RPAREN
+		{lhs: 12, size: 4, action: aFunc},                                                                            // 98 func: L_MIN L_LPAREN L_NAME L_RPAREN
+		{lhs: 12, size: 4, action: aFunc},                                                                            // 99 func: L_SUM L_LPAREN L_NAME L_RPAREN
+		{lhs: 12, size: 4, action: aFunc},                                                                            // 100 func: L_RATE L_LPAREN expr L_RPAREN
+		{lhs: 12, size: 4, action: aFunc},                                                                            // 101 func: L_INSTANT L_LPAREN expr L_RPAREN
+		{lhs: 12, size: 4, action: aFunc},                                                                            // 102 func: L_DEFINED L_LPAREN L_NAME L_RPAREN
+		{lhs: 12, size: 6, action: aRescale},                                                                         // 103 func: L_RESCALE L_LPAREN expr L_COMMA L_STRING L_RPAREN
+		{lhs: 12, size: 6, action: aMatchinst},                                                                       // 104 func: L_MATCHINST L_LPAREN regexpr L_COMMA expr L_RPAREN
+		{lhs: 12, size: 4, action: aScalar},                                                                          // 105 func: L_SCALAR L_LPAREN expr L_RPAREN
+		{lhs: 12, size: 3, action: aFollow, what: "Metric name", after: "anon("},                                     // 106 func: L_ANON L_LPAREN error
+		{lhs: 12, size: 3, action: aFollow, what: "Metric name", after: "avg("},                                      // 107 func: L_AVG L_LPAREN error
+		{lhs: 12, size: 3, action: aFollow, what: "Metric name", after: "count("},                                    // 108 func: L_COUNT L_LPAREN error
+		{lhs: 12, size: 3, action: aFollow, what: "<expr>", after: "delta("},                                         // 109 func: L_DELTA L_LPAREN error
+		{lhs: 12, size: 3, action: aFollow, what: "Metric name", after: "max("},                                      // 110 func: L_MAX L_LPAREN error
+		{lhs: 12, size: 3, action: aFollow, what: "Metric name", after: "min("},                                      // 111 func: L_MIN L_LPAREN error
+		{lhs: 12, size: 3, action: aFollow, what: "Metric name", after: "sum("},                                      // 112 func: L_SUM L_LPAREN error
+		{lhs: 12, size: 3, action: aFollow, what: "<expr>", after: "rate("},                                          // 113 func: L_RATE L_LPAREN error
+		{lhs: 12, size: 3, action: aFollow, what: "Metric name", after: "instant("},                                  // 114 func: L_INSTANT L_LPAREN error
+		{lhs: 12, size: 3, action: aFollow, what: "Arithmetic or relational or boolean operator", after: "rescale("}, // 115 func: L_RESCALE L_LPAREN error
+		{lhs: 12, size: 5, action: aFollow, what: "Units string", after: "rescale(<expr>,"},                          // 116 func: L_RESCALE L_LPAREN expr L_COMMA error
+		{lhs: 12, size: 3, action: aFollow, what: "<filter>, <expr>)", after: "matchinst("},                          // 117 func: L_MATCHINST L_LPAREN error
+		{lhs: 12, size: 4, action: aFollow, what: ", <expr>)", after: "matchinst(<filter>"},                          // 118 func: L_MATCHINST L_LPAREN regexpr error
+		{lhs: 12, size: 5, action: aFollow, what: "<expr>)", after: "matchinst(<filter>,"},                           // 119 func: L_MATCHINST L_LPAREN regexpr L_COMMA error
+		{lhs: 12, size: 3, action: aFollow, what: "<expr>", after: "scalar("},                                        // 120 func: L_SCALAR L_LPAREN error
 	},
 	states: []parseState{
 		// state 0:
 		// $accept: . defn $end
-		{lookahead: true, action: [numToks]int16{tPlus: 1, tMinus: 2, tStar: 3, tSlash: 4, tQuest: 5, tColon: 6, tLParen: 7, tRParen: 8, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tLT: 18, tLEQ: 19, tEQ: 20, tGEQ: 21, tGT: 22, tNEQ: 23, tAnd: 24, tOr: 25, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{1: 36, 2: 37, 5: 38, 11: 39}},
+		{lookahead: true, action: [numToks]int16{tPlus: 1, tMinus: 2, tStar: 3, tSlash: 4, tQuest: 5, tColon: 6, tLParen: 7, tRParen: 8, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tLT: 18, tLEQ: 19, tEQ: 20, tGEQ: 21, tGT: 22, tNEQ: 23, tAnd: 24, tOr: 25, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{1: 35, 2: 36, 6: 37, 12: 38}},
 		// state 1:
 		// defn: L_PLUS . error
-		{lookahead: true, errShift: 40},
+		{lookahead: true, errShift: 39},
 		// state 2:
 		// expr: L_MINUS . expr
 		// expr: L_MINUS . error
-		{lookahead: true, errShift: 41, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 43, 5: 38, 11: 39}},
+		{lookahead: true, errShift: 40, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 42, 6: 37, 12: 38}},
 		// state 3:
 		// defn: L_STAR . error
-		{lookahead: true, errShift: 44},
+		{lookahead: true, errShift: 43},
 		// state 4:
 		// defn: L_SLASH . error
-		{lookahead: true, errShift: 45},
+		{lookahead: true, errShift: 44},
 		// state 5:
 		// defn: L_QUEST . error
-		{lookahead: true, errShift: 46},
+		{lookahead: true, errShift: 45},
 		// state 6:
 		// defn: L_COLON . error
-		{lookahead: true, errShift: 47},
+		{lookahead: true, errShift: 46},
 		// state 7:
 		// defn: L_LPAREN . error
 		// expr: L_LPAREN . expr L_RPAREN
 		// expr: L_LPAREN . expr L_RPAREN L_INSTNAME
-		{lookahead: true, errShift: 48, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 49, 5: 38, 11: 39}},
+		{lookahead: true, errShift: 47, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 48, 6: 37, 12: 38}},
 		// state 8:
 		// defn: L_RPAREN . error
-		{lookahead: true, errShift: 50},
+		{lookahead: true, errShift: 49},
 		// state 9:
-		// func: L_AVG . L_LPAREN expr L_RPAREN
+		// func: L_AVG . L_LPAREN L_NAME L_RPAREN
 		// func: L_AVG . L_LPAREN error
-		{lookahead: true, action: [numToks]int16{tLParen: 51}},
+		{lookahead: true, action: [numToks]int16{tLParen: 50}},
 		// state 10:
-		// func: L_COUNT . L_LPAREN expr L_RPAREN
+		// func: L_COUNT . L_LPAREN L_NAME L_RPAREN
 		// func: L_COUNT . L_LPAREN error
-		{lookahead: true, action: [numToks]int16{tLParen: 52}},
+		{lookahead: true, action: [numToks]int16{tLParen: 51}},
 		// state 11:
 		// func: L_DELTA . L_LPAREN expr L_RPAREN
 		// func: L_DELTA . L_LPAREN error
-		{lookahead: true, action: [numToks]int16{tLParen: 53}},
+		{lookahead: true, action: [numToks]int16{tLParen: 52}},
 		// state 12:
-		// func: L_MAX . L_LPAREN expr L_RPAREN
+		// func: L_MAX . L_LPAREN L_NAME L_RPAREN
 		// func: L_MAX . L_LPAREN error
-		{lookahead: true, action: [numToks]int16{tLParen: 54}},
+		{lookahead: true, action: [numToks]int16{tLParen: 53}},
 		// state 13:
-		// func: L_MIN . L_LPAREN expr L_RPAREN
+		// func: L_MIN . L_LPAREN L_NAME L_RPAREN
 		// func: L_MIN . L_LPAREN error
-		{lookahead: true, action: [numToks]int16{tLParen: 55}},
+		{lookahead: true, action: [numToks]int16{tLParen: 54}},
 		// state 14:
-		// func: L_SUM . L_LPAREN expr L_RPAREN
+		// func: L_SUM . L_LPAREN L_NAME L_RPAREN
 		// func: L_SUM . L_LPAREN error
-		{lookahead: true, action: [numToks]int16{tLParen: 56}},
+		{lookahead: true, action: [numToks]int16{tLParen: 55}},
 		// state 15:
 		// func: L_ANON . L_LPAREN L_NAME L_RPAREN
 		// func: L_ANON . L_LPAREN error
-		{lookahead: true, action: [numToks]int16{tLParen: 57}},
+		{lookahead: true, action: [numToks]int16{tLParen: 56}},
 		// state 16:
 		// func: L_RATE . L_LPAREN expr L_RPAREN
 		// func: L_RATE . L_LPAREN error
-		{lookahead: true, action: [numToks]int16{tLParen: 58}},
+		{lookahead: true, action: [numToks]int16{tLParen: 57}},
 		// state 17:
 		// func: L_INSTANT . L_LPAREN expr L_RPAREN
 		// func: L_INSTANT . L_LPAREN error
-		{lookahead: true, action: [numToks]int16{tLParen: 59}},
+		{lookahead: true, action: [numToks]int16{tLParen: 58}},
 		// state 18:
 		// defn: L_LT . error
-		{lookahead: true, errShift: 60},
+		{lookahead: true, errShift: 59},
 		// state 19:
 		// defn: L_LEQ . error
-		{lookahead: true, errShift: 61},
+		{lookahead: true, errShift: 60},
 		// state 20:
 		// defn: L_EQ . error
-		{lookahead: true, errShift: 62},
+		{lookahead: true, errShift: 61},
 		// state 21:
 		// defn: L_GEQ . error
-		{lookahead: true, errShift: 63},
+		{lookahead: true, errShift: 62},
 		// state 22:
 		// defn: L_GT . error
-		{lookahead: true, errShift: 64},
+		{lookahead: true, errShift: 63},
 		// state 23:
 		// defn: L_NEQ . error
-		{lookahead: true, errShift: 65},
+		{lookahead: true, errShift: 64},
 		// state 24:
 		// defn: L_AND . error
-		{lookahead: true, errShift: 66},
+		{lookahead: true, errShift: 65},
 		// state 25:
 		// defn: L_OR . error
-		{lookahead: true, errShift: 67},
+		{lookahead: true, errShift: 66},
 		// state 26:
 		// num: L_MKCONST . L_LPAREN L_INTEGER L_COMMA $@1 speclist L_RPAREN
 		// num: L_MKCONST . L_LPAREN L_DOUBLE L_COMMA $@2 speclist L_RPAREN
-		{lookahead: true, action: [numToks]int16{tLParen: 68}},
+		// num: L_MKCONST . L_LPAREN L_INTEGER error
+		{lookahead: true, action: [numToks]int16{tLParen: 67}},
 		// state 27:
 		// func: L_RESCALE . L_LPAREN expr L_COMMA L_STRING L_RPAREN
 		// func: L_RESCALE . L_LPAREN error
 		// func: L_RESCALE . L_LPAREN expr L_COMMA error
-		{lookahead: true, action: [numToks]int16{tLParen: 69}},
+		{lookahead: true, action: [numToks]int16{tLParen: 68}},
 		// state 28:
 		// func: L_DEFINED . L_LPAREN L_NAME L_RPAREN
-		{lookahead: true, action: [numToks]int16{tLParen: 70}},
+		{lookahead: true, action: [numToks]int16{tLParen: 69}},
 		// state 29:
 		// func: L_MATCHINST . L_LPAREN regexpr L_COMMA expr L_RPAREN
 		// func: L_MATCHINST . L_LPAREN error
 		// func: L_MATCHINST . L_LPAREN regexpr error
 		// func: L_MATCHINST . L_LPAREN regexpr L_COMMA error
-		{lookahead: true, action: [numToks]int16{tLParen: 71}},
+		{lookahead: true, action: [numToks]int16{tLParen: 70}},
 		// state 30:
 		// func: L_SCALAR . L_LPAREN expr L_RPAREN
 		// func: L_SCALAR . L_LPAREN error
-		{lookahead: true, action: [numToks]int16{tLParen: 72}},
+		{lookahead: true, action: [numToks]int16{tLParen: 71}},
 		// state 31:
 		// num: L_INTEGER .
-		{reduce: 71},
+		{reduce: 77},
 		// state 32:
 		// num: L_DOUBLE .
-		{reduce: 72},
+		{reduce: 78},
 		// state 33:
 		// expr: L_NAME . L_INSTNAME
 		// expr: L_NAME .
 		// expr: L_NAME . error
-		{lookahead: true, errShift: 73, action: [numToks]int16{tEOS: -34, tPlus: -34, tMinus: -34, tStar: -34, tSlash: -34, tQuest: -34, tColon: -34, tLParen: -34, tRParen: -34, tLT: -34, tLEQ: -34, tEQ: -34, tGEQ: -34, tGT: -34, tNEQ: -34, tAnd: -34, tOr: -34, tComma: -34, tInstname: 74}},
+		{lookahead: true, errShift: 72, action: [numToks]int16{tEOS: -34, tPlus: -34, tMinus: -34, tStar: -34, tSlash: -34, tQuest: -34, tColon: -34, tLParen: -34, tRParen: -34, tLT: -34, tLEQ: -34, tEQ: -34, tGEQ: -34, tGT: -34, tNEQ: -34, tAnd: -34, tOr: -34, tComma: -34, tInstname: 73}},
 		// state 34:
 		// expr: L_NOT . expr
 		// expr: L_NOT . error
-		{lookahead: true, errShift: 75, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 76, 5: 38, 11: 39}},
+		{lookahead: true, errShift: 74, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 75, 6: 37, 12: 38}},
 		// state 35:
-		// func: L_NOVALUE . L_LPAREN L_RPAREN
-		// func: L_NOVALUE . L_LPAREN $@3 speclist L_RPAREN
-		// func: L_NOVALUE . L_LPAREN error
-		{lookahead: true, action: [numToks]int16{tLParen: 77}},
-		// state 36:
 		// $accept: defn . $end
 		{},
-		// state 37:
+		// state 36:
 		// defn: expr . L_EOS
 		// defn: expr . L_PLUS error
 		// defn: expr . L_STAR error
@@ -288,6 +287,9 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_GT expr
 		// expr: expr . L_NEQ expr
 		// expr: expr . L_QUEST expr L_COLON expr
+		// expr: expr . L_QUEST novalue L_COLON expr
+		// expr: expr . L_QUEST expr L_COLON novalue
+		// expr: expr . L_QUEST novalue L_COLON novalue
 		// expr: expr . L_AND expr
 		// expr: expr . L_OR expr
 		// expr: expr . L_PLUS error
@@ -304,24 +306,24 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_OR error
 		// expr: expr . L_QUEST error
 		// expr: expr . L_QUEST expr L_COLON error
-		{lookahead: true, action: [numToks]int16{tEOS: 78, tPlus: 79, tMinus: 80, tStar: 81, tSlash: 82, tQuest: 83, tLParen: 84, tRParen: 85, tLT: 86, tLEQ: 87, tEQ: 88, tGEQ: 89, tGT: 90, tNEQ: 91, tAnd: 92, tOr: 93}},
-		// state 38:
+		{lookahead: true, action: [numToks]int16{tEOS: 76, tPlus: 77, tMinus: 78, tStar: 79, tSlash: 80, tQuest: 81, tLParen: 82, tRParen: 83, tLT: 84, tLEQ: 85, tEQ: 86, tGEQ: 87, tGT: 88, tNEQ: 89, tAnd: 90, tOr: 91}},
+		// state 37:
 		// expr: num .
 		{reduce: 33},
-		// state 39:
+		// state 38:
 		// expr: func .
 		{reduce: 35},
-		// state 40:
+		// state 39:
 		// defn: L_PLUS error .
 		{reduce: 15},
-		// state 41:
+		// state 40:
 		// expr: L_MINUS error .
-		{reduce: 56},
-		// state 42:
+		{reduce: 59},
+		// state 41:
 		// expr: L_LPAREN . expr L_RPAREN
 		// expr: L_LPAREN . expr L_RPAREN L_INSTNAME
-		{lookahead: true, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 49, 5: 38, 11: 39}},
-		// state 43:
+		{lookahead: true, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 48, 6: 37, 12: 38}},
+		// state 42:
 		// expr: expr . L_PLUS expr
 		// expr: expr . L_MINUS expr
 		// expr: expr . L_STAR expr
@@ -334,6 +336,9 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_GT expr
 		// expr: expr . L_NEQ expr
 		// expr: expr . L_QUEST expr L_COLON expr
+		// expr: expr . L_QUEST novalue L_COLON expr
+		// expr: expr . L_QUEST expr L_COLON novalue
+		// expr: expr . L_QUEST novalue L_COLON novalue
 		// expr: expr . L_AND expr
 		// expr: expr . L_OR expr
 		// expr: expr . L_PLUS error
@@ -350,23 +355,23 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_OR error
 		// expr: expr . L_QUEST error
 		// expr: expr . L_QUEST expr L_COLON error
-		{lookahead: true, reduce: 40, action: [numToks]int16{tStar: 95, tSlash: 96}},
-		// state 44:
+		{lookahead: true, reduce: 40, action: [numToks]int16{tStar: 93, tSlash: 94}},
+		// state 43:
 		// defn: L_STAR error .
 		{reduce: 16},
-		// state 45:
+		// state 44:
 		// defn: L_SLASH error .
 		{reduce: 17},
-		// state 46:
+		// state 45:
 		// defn: L_QUEST error .
 		{reduce: 28},
-		// state 47:
+		// state 46:
 		// defn: L_COLON error .
 		{reduce: 29},
-		// state 48:
+		// state 47:
 		// defn: L_LPAREN error .
 		{reduce: 18},
-		// state 49:
+		// state 48:
 		// expr: L_LPAREN expr . L_RPAREN
 		// expr: L_LPAREN expr . L_RPAREN L_INSTNAME
 		// expr: expr . L_PLUS expr
@@ -380,6 +385,9 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_GT expr
 		// expr: expr . L_NEQ expr
 		// expr: expr . L_QUEST expr L_COLON expr
+		// expr: expr . L_QUEST novalue L_COLON expr
+		// expr: expr . L_QUEST expr L_COLON novalue
+		// expr: expr . L_QUEST novalue L_COLON novalue
 		// expr: expr . L_AND expr
 		// expr: expr . L_OR expr
 		// expr: expr . L_PLUS error
@@ -396,102 +404,103 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_OR error
 		// expr: expr . L_QUEST error
 		// expr: expr . L_QUEST expr L_COLON error
-		{lookahead: true, action: [numToks]int16{tPlus: 94, tMinus: 80, tStar: 95, tSlash: 96, tQuest: 83, tRParen: 105, tLT: 97, tLEQ: 98, tEQ: 99, tGEQ: 100, tGT: 101, tNEQ: 102, tAnd: 103, tOr: 104}},
-		// state 50:
+		{lookahead: true, action: [numToks]int16{tPlus: 92, tMinus: 78, tStar: 93, tSlash: 94, tQuest: 81, tRParen: 103, tLT: 95, tLEQ: 96, tEQ: 97, tGEQ: 98, tGT: 99, tNEQ: 100, tAnd: 101, tOr: 102}},
+		// state 49:
 		// defn: L_RPAREN error .
 		{reduce: 19},
-		// state 51:
-		// func: L_AVG L_LPAREN . expr L_RPAREN
+		// state 50:
+		// func: L_AVG L_LPAREN . L_NAME L_RPAREN
 		// func: L_AVG L_LPAREN . error
-		{lookahead: true, errShift: 106, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 107, 5: 38, 11: 39}},
-		// state 52:
-		// func: L_COUNT L_LPAREN . expr L_RPAREN
+		{lookahead: true, errShift: 104, action: [numToks]int16{tName: 105}},
+		// state 51:
+		// func: L_COUNT L_LPAREN . L_NAME L_RPAREN
 		// func: L_COUNT L_LPAREN . error
-		{lookahead: true, errShift: 108, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 109, 5: 38, 11: 39}},
-		// state 53:
+		{lookahead: true, errShift: 106, action: [numToks]int16{tName: 107}},
+		// state 52:
 		// func: L_DELTA L_LPAREN . expr L_RPAREN
 		// func: L_DELTA L_LPAREN . error
-		{lookahead: true, errShift: 110, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 111, 5: 38, 11: 39}},
-		// state 54:
-		// func: L_MAX L_LPAREN . expr L_RPAREN
+		{lookahead: true, errShift: 108, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 109, 6: 37, 12: 38}},
+		// state 53:
+		// func: L_MAX L_LPAREN . L_NAME L_RPAREN
 		// func: L_MAX L_LPAREN . error
-		{lookahead: true, errShift: 112, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 113, 5: 38, 11: 39}},
-		// state 55:
-		// func: L_MIN L_LPAREN . expr L_RPAREN
+		{lookahead: true, errShift: 110, action: [numToks]int16{tName: 111}},
+		// state 54:
+		// func: L_MIN L_LPAREN . L_NAME L_RPAREN
 		// func: L_MIN L_LPAREN . error
-		{lookahead: true, errShift: 114, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 115, 5: 38, 11: 39}},
-		// state 56:
-		// func: L_SUM L_LPAREN . expr L_RPAREN
+		{lookahead: true, errShift: 112, action: [numToks]int16{tName: 113}},
+		// state 55:
+		// func: L_SUM L_LPAREN . L_NAME L_RPAREN
 		// func: L_SUM L_LPAREN . error
-		{lookahead: true, errShift: 116, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 117, 5: 38, 11: 39}},
-		// state 57:
+		{lookahead: true, errShift: 114, action: [numToks]int16{tName: 115}},
+		// state 56:
 		// func: L_ANON L_LPAREN . L_NAME L_RPAREN
 		// func: L_ANON L_LPAREN . error
-		{lookahead: true, errShift: 118, action: [numToks]int16{tName: 119}},
-		// state 58:
+		{lookahead: true, errShift: 116, action: [numToks]int16{tName: 117}},
+		// state 57:
 		// func: L_RATE L_LPAREN . expr L_RPAREN
 		// func: L_RATE L_LPAREN . error
-		{lookahead: true, errShift: 120, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 121, 5: 38, 11: 39}},
-		// state 59:
+		{lookahead: true, errShift: 118, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 119, 6: 37, 12: 38}},
+		// state 58:
 		// func: L_INSTANT L_LPAREN . expr L_RPAREN
 		// func: L_INSTANT L_LPAREN . error
-		{lookahead: true, errShift: 122, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 123, 5: 38, 11: 39}},
-		// state 60:
+		{lookahead: true, errShift: 120, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 121, 6: 37, 12: 38}},
+		// state 59:
 		// defn: L_LT error .
 		{reduce: 20},
-		// state 61:
+		// state 60:
 		// defn: L_LEQ error .
 		{reduce: 21},
-		// state 62:
+		// state 61:
 		// defn: L_EQ error .
 		{reduce: 22},
-		// state 63:
+		// state 62:
 		// defn: L_GEQ error .
 		{reduce: 23},
-		// state 64:
+		// state 63:
 		// defn: L_GT error .
 		{reduce: 24},
-		// state 65:
+		// state 64:
 		// defn: L_NEQ error .
 		{reduce: 25},
-		// state 66:
+		// state 65:
 		// defn: L_AND error .
 		{reduce: 26},
-		// state 67:
+		// state 66:
 		// defn: L_OR error .
 		{reduce: 27},
-		// state 68:
+		// state 67:
 		// num: L_MKCONST L_LPAREN . L_INTEGER L_COMMA $@1 speclist L_RPAREN
 		// num: L_MKCONST L_LPAREN . L_DOUBLE L_COMMA $@2 speclist L_RPAREN
-		{lookahead: true, action: [numToks]int16{tInteger: 124, tDouble: 125}},
-		// state 69:
+		// num: L_MKCONST L_LPAREN . L_INTEGER error
+		{lookahead: true, action: [numToks]int16{tInteger: 122, tDouble: 123}},
+		// state 68:
 		// func: L_RESCALE L_LPAREN . expr L_COMMA L_STRING L_RPAREN
 		// func: L_RESCALE L_LPAREN . error
 		// func: L_RESCALE L_LPAREN . expr L_COMMA error
-		{lookahead: true, errShift: 126, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 127, 5: 38, 11: 39}},
-		// state 70:
+		{lookahead: true, errShift: 124, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 125, 6: 37, 12: 38}},
+		// state 69:
 		// func: L_DEFINED L_LPAREN . L_NAME L_RPAREN
-		{lookahead: true, action: [numToks]int16{tName: 128}},
-		// state 71:
+		{lookahead: true, action: [numToks]int16{tName: 126}},
+		// state 70:
 		// func: L_MATCHINST L_LPAREN . regexpr L_COMMA expr L_RPAREN
 		// func: L_MATCHINST L_LPAREN . error
 		// func: L_MATCHINST L_LPAREN . regexpr error
 		// func: L_MATCHINST L_LPAREN . regexpr L_COMMA error
-		{lookahead: true, errShift: 129, action: [numToks]int16{tPattern: -70, tNot: 130}, gotos: []int16{3: 131, 4: 132}},
-		// state 72:
+		{lookahead: true, errShift: 127, action: [numToks]int16{tPattern: -76, tNot: 128}, gotos: []int16{4: 129, 5: 130}},
+		// state 71:
 		// func: L_SCALAR L_LPAREN . expr L_RPAREN
 		// func: L_SCALAR L_LPAREN . error
-		{lookahead: true, errShift: 133, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 134, 5: 38, 11: 39}},
-		// state 73:
+		{lookahead: true, errShift: 131, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 132, 6: 37, 12: 38}},
+		// state 72:
 		// expr: L_NAME error .
-		{reduce: 51},
-		// state 74:
+		{reduce: 54},
+		// state 73:
 		// expr: L_NAME L_INSTNAME .
 		{reduce: 31},
-		// state 75:
+		// state 74:
 		// expr: L_NOT error .
-		{reduce: 65},
-		// state 76:
+		{reduce: 68},
+		// state 75:
 		// expr: expr . L_PLUS expr
 		// expr: expr . L_MINUS expr
 		// expr: expr . L_STAR expr
@@ -503,6 +512,9 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_GT expr
 		// expr: expr . L_NEQ expr
 		// expr: expr . L_QUEST expr L_COLON expr
+		// expr: expr . L_QUEST novalue L_COLON expr
+		// expr: expr . L_QUEST expr L_COLON novalue
+		// expr: expr . L_QUEST novalue L_COLON novalue
 		// expr: expr . L_AND expr
 		// expr: expr . L_OR expr
 		// expr: L_NOT expr .
@@ -520,169 +532,146 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_OR error
 		// expr: expr . L_QUEST error
 		// expr: expr . L_QUEST expr L_COLON error
-		{lookahead: true, reduce: 50, action: [numToks]int16{tPlus: 94, tMinus: 80, tStar: 95, tSlash: 96, tLT: 97, tLEQ: 98, tEQ: 99, tGEQ: 100, tGT: 101, tNEQ: 102}},
-		// state 77:
-		// func: L_NOVALUE L_LPAREN . L_RPAREN
-		// func: L_NOVALUE L_LPAREN . $@3 speclist L_RPAREN
-		// func: L_NOVALUE L_LPAREN . error
-		{lookahead: true, errShift: 135, action: [numToks]int16{tRParen: 136, tType: -100, tSemantics: -100, tUnits: -100, tMeta: -100}, gotos: []int16{12: 137}},
-		// state 78:
+		{lookahead: true, reduce: 53, action: [numToks]int16{tPlus: 92, tMinus: 78, tStar: 93, tSlash: 94, tLT: 95, tLEQ: 96, tEQ: 97, tGEQ: 98, tGT: 99, tNEQ: 100}},
+		// state 76:
 		// defn: expr L_EOS .
 		{reduce: 1},
-		// state 79:
+		// state 77:
 		// defn: expr L_PLUS . error
 		// expr: expr L_PLUS . expr
 		// expr: expr L_PLUS . error
-		{lookahead: true, errShift: 138, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 139, 5: 38, 11: 39}},
-		// state 80:
+		{lookahead: true, errShift: 133, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 134, 6: 37, 12: 38}},
+		// state 78:
 		// expr: expr L_MINUS . expr
 		// expr: expr L_MINUS . error
-		{lookahead: true, errShift: 140, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 141, 5: 38, 11: 39}},
-		// state 81:
+		{lookahead: true, errShift: 135, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 136, 6: 37, 12: 38}},
+		// state 79:
 		// defn: expr L_STAR . error
 		// expr: expr L_STAR . expr
 		// expr: expr L_STAR . error
-		{lookahead: true, errShift: 142, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 143, 5: 38, 11: 39}},
-		// state 82:
+		{lookahead: true, errShift: 137, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 138, 6: 37, 12: 38}},
+		// state 80:
 		// defn: expr L_SLASH . error
 		// expr: expr L_SLASH . expr
 		// expr: expr L_SLASH . error
-		{lookahead: true, errShift: 144, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 145, 5: 38, 11: 39}},
-		// state 83:
+		{lookahead: true, errShift: 139, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 140, 6: 37, 12: 38}},
+		// state 81:
 		// expr: expr L_QUEST . expr L_COLON expr
+		// expr: expr L_QUEST . novalue L_COLON expr
+		// expr: expr L_QUEST . expr L_COLON novalue
+		// expr: expr L_QUEST . novalue L_COLON novalue
 		// expr: expr L_QUEST . error
 		// expr: expr L_QUEST . expr L_COLON error
-		{lookahead: true, errShift: 146, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 147, 5: 38, 11: 39}},
-		// state 84:
+		{lookahead: true, errShift: 141, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tNovalue: 142, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 143, 3: 144, 6: 37, 12: 38}},
+		// state 82:
 		// defn: expr L_LPAREN . error
-		{lookahead: true, errShift: 148},
-		// state 85:
+		{lookahead: true, errShift: 145},
+		// state 83:
 		// defn: expr L_RPAREN . error
-		{lookahead: true, errShift: 149},
-		// state 86:
+		{lookahead: true, errShift: 146},
+		// state 84:
 		// defn: expr L_LT . error
 		// expr: expr L_LT . expr
 		// expr: expr L_LT . error
-		{lookahead: true, errShift: 150, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 151, 5: 38, 11: 39}},
-		// state 87:
+		{lookahead: true, errShift: 147, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 148, 6: 37, 12: 38}},
+		// state 85:
 		// defn: expr L_LEQ . error
 		// expr: expr L_LEQ . expr
 		// expr: expr L_LEQ . error
-		{lookahead: true, errShift: 152, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 153, 5: 38, 11: 39}},
-		// state 88:
+		{lookahead: true, errShift: 149, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 150, 6: 37, 12: 38}},
+		// state 86:
 		// defn: expr L_EQ . error
 		// expr: expr L_EQ . expr
 		// expr: expr L_EQ . error
-		{lookahead: true, errShift: 154, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 155, 5: 38, 11: 39}},
-		// state 89:
+		{lookahead: true, errShift: 151, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 152, 6: 37, 12: 38}},
+		// state 87:
 		// defn: expr L_GEQ . error
 		// expr: expr L_GEQ . expr
 		// expr: expr L_GEQ . error
-		{lookahead: true, errShift: 156, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 157, 5: 38, 11: 39}},
-		// state 90:
+		{lookahead: true, errShift: 153, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 154, 6: 37, 12: 38}},
+		// state 88:
 		// defn: expr L_GT . error
 		// expr: expr L_GT . expr
 		// expr: expr L_GT . error
-		{lookahead: true, errShift: 158, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 159, 5: 38, 11: 39}},
-		// state 91:
+		{lookahead: true, errShift: 155, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 156, 6: 37, 12: 38}},
+		// state 89:
 		// defn: expr L_NEQ . error
 		// expr: expr L_NEQ . expr
 		// expr: expr L_NEQ . error
-		{lookahead: true, errShift: 160, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 161, 5: 38, 11: 39}},
-		// state 92:
+		{lookahead: true, errShift: 157, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 158, 6: 37, 12: 38}},
+		// state 90:
 		// defn: expr L_AND . error
 		// expr: expr L_AND . expr
 		// expr: expr L_AND . error
-		{lookahead: true, errShift: 162, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 163, 5: 38, 11: 39}},
-		// state 93:
+		{lookahead: true, errShift: 159, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 160, 6: 37, 12: 38}},
+		// state 91:
 		// defn: expr L_OR . error
 		// expr: expr L_OR . expr
 		// expr: expr L_OR . error
-		{lookahead: true, errShift: 164, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 165, 5: 38, 11: 39}},
-		// state 94:
+		{lookahead: true, errShift: 161, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 162, 6: 37, 12: 38}},
+		// state 92:
 		// expr: expr L_PLUS . expr
 		// expr: expr L_PLUS . error
-		{lookahead: true, errShift: 166, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 139, 5: 38, 11: 39}},
-		// state 95:
+		{lookahead: true, errShift: 163, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 134, 6: 37, 12: 38}},
+		// state 93:
 		// expr: expr L_STAR . expr
 		// expr: expr L_STAR . error
-		{lookahead: true, errShift: 167, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 143, 5: 38, 11: 39}},
-		// state 96:
+		{lookahead: true, errShift: 164, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 138, 6: 37, 12: 38}},
+		// state 94:
 		// expr: expr L_SLASH . expr
 		// expr: expr L_SLASH . error
-		{lookahead: true, errShift: 168, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 145, 5: 38, 11: 39}},
-		// state 97:
+		{lookahead: true, errShift: 165, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 140, 6: 37, 12: 38}},
+		// state 95:
 		// expr: expr L_LT . expr
 		// expr: expr L_LT . error
-		{lookahead: true, errShift: 169, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 151, 5: 38, 11: 39}},
-		// state 98:
+		{lookahead: true, errShift: 166, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 148, 6: 37, 12: 38}},
+		// state 96:
 		// expr: expr L_LEQ . expr
 		// expr: expr L_LEQ . error
-		{lookahead: true, errShift: 170, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 153, 5: 38, 11: 39}},
-		// state 99:
+		{lookahead: true, errShift: 167, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 150, 6: 37, 12: 38}},
+		// state 97:
 		// expr: expr L_EQ . expr
 		// expr: expr L_EQ . error
-		{lookahead: true, errShift: 171, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 155, 5: 38, 11: 39}},
-		// state 100:
+		{lookahead: true, errShift: 168, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 152, 6: 37, 12: 38}},
+		// state 98:
 		// expr: expr L_GEQ . expr
 		// expr: expr L_GEQ . error
-		{lookahead: true, errShift: 172, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 157, 5: 38, 11: 39}},
-		// state 101:
+		{lookahead: true, errShift: 169, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 154, 6: 37, 12: 38}},
+		// state 99:
 		// expr: expr L_GT . expr
 		// expr: expr L_GT . error
-		{lookahead: true, errShift: 173, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 159, 5: 38, 11: 39}},
-		// state 102:
+		{lookahead: true, errShift: 170, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 156, 6: 37, 12: 38}},
+		// state 100:
 		// expr: expr L_NEQ . expr
 		// expr: expr L_NEQ . error
-		{lookahead: true, errShift: 174, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 161, 5: 38, 11: 39}},
-		// state 103:
+		{lookahead: true, errShift: 171, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 158, 6: 37, 12: 38}},
+		// state 101:
 		// expr: expr L_AND . expr
 		// expr: expr L_AND . error
-		{lookahead: true, errShift: 175, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 163, 5: 38, 11: 39}},
-		// state 104:
+		{lookahead: true, errShift: 172, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 160, 6: 37, 12: 38}},
+		// state 102:
 		// expr: expr L_OR . expr
 		// expr: expr L_OR . error
-		{lookahead: true, errShift: 176, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 165, 5: 38, 11: 39}},
-		// state 105:
+		{lookahead: true, errShift: 173, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 162, 6: 37, 12: 38}},
+		// state 103:
 		// expr: L_LPAREN expr L_RPAREN .
 		// expr: L_LPAREN expr L_RPAREN . L_INSTNAME
-		{lookahead: true, reduce: 30, action: [numToks]int16{tInstname: 177}},
-		// state 106:
+		{lookahead: true, reduce: 30, action: [numToks]int16{tInstname: 174}},
+		// state 104:
 		// func: L_AVG L_LPAREN error .
-		{reduce: 103},
-		// state 107:
-		// expr: expr . L_PLUS expr
-		// expr: expr . L_MINUS expr
-		// expr: expr . L_STAR expr
-		// expr: expr . L_SLASH expr
-		// expr: expr . L_LT expr
-		// expr: expr . L_LEQ expr
-		// expr: expr . L_EQ expr
-		// expr: expr . L_GEQ expr
-		// expr: expr . L_GT expr
-		// expr: expr . L_NEQ expr
-		// expr: expr . L_QUEST expr L_COLON expr
-		// expr: expr . L_AND expr
-		// expr: expr . L_OR expr
-		// expr: expr . L_PLUS error
-		// expr: expr . L_MINUS error
-		// expr: expr . L_STAR error
-		// expr: expr . L_SLASH error
-		// expr: expr . L_LT error
-		// expr: expr . L_LEQ error
-		// expr: expr . L_EQ error
-		// expr: expr . L_GEQ error
-		// expr: expr . L_GT error
-		// expr: expr . L_NEQ error
-		// expr: expr . L_AND error
-		// expr: expr . L_OR error
-		// expr: expr . L_QUEST error
-		// expr: expr . L_QUEST expr L_COLON error
-		// func: L_AVG L_LPAREN expr . L_RPAREN
-		{lookahead: true, action: [numToks]int16{tPlus: 94, tMinus: 80, tStar: 95, tSlash: 96, tQuest: 83, tRParen: 178, tLT: 97, tLEQ: 98, tEQ: 99, tGEQ: 100, tGT: 101, tNEQ: 102, tAnd: 103, tOr: 104}},
-		// state 108:
+		{reduce: 107},
+		// state 105:
+		// func: L_AVG L_LPAREN L_NAME . L_RPAREN
+		{lookahead: true, action: [numToks]int16{tRParen: 175}},
+		// state 106:
 		// func: L_COUNT L_LPAREN error .
-		{reduce: 104},
+		{reduce: 108},
+		// state 107:
+		// func: L_COUNT L_LPAREN L_NAME . L_RPAREN
+		{lookahead: true, action: [numToks]int16{tRParen: 176}},
+		// state 108:
+		// func: L_DELTA L_LPAREN error .
+		{reduce: 109},
 		// state 109:
 		// expr: expr . L_PLUS expr
 		// expr: expr . L_MINUS expr
@@ -695,39 +684,9 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_GT expr
 		// expr: expr . L_NEQ expr
 		// expr: expr . L_QUEST expr L_COLON expr
-		// expr: expr . L_AND expr
-		// expr: expr . L_OR expr
-		// expr: expr . L_PLUS error
-		// expr: expr . L_MINUS error
-		// expr: expr . L_STAR error
-		// expr: expr . L_SLASH error
-		// expr: expr . L_LT error
-		// expr: expr . L_LEQ error
-		// expr: expr . L_EQ error
-		// expr: expr . L_GEQ error
-		// expr: expr . L_GT error
-		// expr: expr . L_NEQ error
-		// expr: expr . L_AND error
-		// expr: expr . L_OR error
-		// expr: expr . L_QUEST error
-		// expr: expr . L_QUEST expr L_COLON error
-		// func: L_COUNT L_LPAREN expr . L_RPAREN
-		{lookahead: true, action: [numToks]int16{tPlus: 94, tMinus: 80, tStar: 95, tSlash: 96, tQuest: 83, tRParen: 179, tLT: 97, tLEQ: 98, tEQ: 99, tGEQ: 100, tGT: 101, tNEQ: 102, tAnd: 103, tOr: 104}},
-		// state 110:
-		// func: L_DELTA L_LPAREN error .
-		{reduce: 105},
-		// state 111:
-		// expr: expr . L_PLUS expr
-		// expr: expr . L_MINUS expr
-		// expr: expr . L_STAR expr
-		// expr: expr . L_SLASH expr
-		// expr: expr . L_LT expr
-		// expr: expr . L_LEQ expr
-		// expr: expr . L_EQ expr
-		// expr: expr . L_GEQ expr
-		// expr: expr . L_GT expr
-		// expr: expr . L_NEQ expr
-		// expr: expr . L_QUEST expr L_COLON expr
+		// expr: expr . L_QUEST novalue L_COLON expr
+		// expr: expr . L_QUEST expr L_COLON novalue
+		// expr: expr . L_QUEST novalue L_COLON novalue
 		// expr: expr . L_AND expr
 		// expr: expr . L_OR expr
 		// expr: expr . L_PLUS error
@@ -745,116 +704,35 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_QUEST error
 		// expr: expr . L_QUEST expr L_COLON error
 		// func: L_DELTA L_LPAREN expr . L_RPAREN
-		{lookahead: true, action: [numToks]int16{tPlus: 94, tMinus: 80, tStar: 95, tSlash: 96, tQuest: 83, tRParen: 180, tLT: 97, tLEQ: 98, tEQ: 99, tGEQ: 100, tGT: 101, tNEQ: 102, tAnd: 103, tOr: 104}},
-		// state 112:
+		{lookahead: true, action: [numToks]int16{tPlus: 92, tMinus: 78, tStar: 93, tSlash: 94, tQuest: 81, tRParen: 177, tLT: 95, tLEQ: 96, tEQ: 97, tGEQ: 98, tGT: 99, tNEQ: 100, tAnd: 101, tOr: 102}},
+		// state 110:
 		// func: L_MAX L_LPAREN error .
-		{reduce: 106},
-		// state 113:
-		// expr: expr . L_PLUS expr
-		// expr: expr . L_MINUS expr
-		// expr: expr . L_STAR expr
-		// expr: expr . L_SLASH expr
-		// expr: expr . L_LT expr
-		// expr: expr . L_LEQ expr
-		// expr: expr . L_EQ expr
-		// expr: expr . L_GEQ expr
-		// expr: expr . L_GT expr
-		// expr: expr . L_NEQ expr
-		// expr: expr . L_QUEST expr L_COLON expr
-		// expr: expr . L_AND expr
-		// expr: expr . L_OR expr
-		// expr: expr . L_PLUS error
-		// expr: expr . L_MINUS error
-		// expr: expr . L_STAR error
-		// expr: expr . L_SLASH error
-		// expr: expr . L_LT error
-		// expr: expr . L_LEQ error
-		// expr: expr . L_EQ error
-		// expr: expr . L_GEQ error
-		// expr: expr . L_GT error
-		// expr: expr . L_NEQ error
-		// expr: expr . L_AND error
-		// expr: expr . L_OR error
-		// expr: expr . L_QUEST error
-		// expr: expr . L_QUEST expr L_COLON error
-		// func: L_MAX L_LPAREN expr . L_RPAREN
-		{lookahead: true, action: [numToks]int16{tPlus: 94, tMinus: 80, tStar: 95, tSlash: 96, tQuest: 83, tRParen: 181, tLT: 97, tLEQ: 98, tEQ: 99, tGEQ: 100, tGT: 101, tNEQ: 102, tAnd: 103, tOr: 104}},
-		// state 114:
+		{reduce: 110},
+		// state 111:
+		// func: L_MAX L_LPAREN L_NAME . L_RPAREN
+		{lookahead: true, action: [numToks]int16{tRParen: 178}},
+		// state 112:
 		// func: L_MIN L_LPAREN error .
-		{reduce: 107},
-		// state 115:
-		// expr: expr . L_PLUS expr
-		// expr: expr . L_MINUS expr
-		// expr: expr . L_STAR expr
-		// expr: expr . L_SLASH expr
-		// expr: expr . L_LT expr
-		// expr: expr . L_LEQ expr
-		// expr: expr . L_EQ expr
-		// expr: expr . L_GEQ expr
-		// expr: expr . L_GT expr
-		// expr: expr . L_NEQ expr
-		// expr: expr . L_QUEST expr L_COLON expr
-		// expr: expr . L_AND expr
-		// expr: expr . L_OR expr
-		// expr: expr . L_PLUS error
-		// expr: expr . L_MINUS error
-		// expr: expr . L_STAR error
-		// expr: expr . L_SLASH error
-		// expr: expr . L_LT error
-		// expr: expr . L_LEQ error
-		// expr: expr . L_EQ error
-		// expr: expr . L_GEQ error
-		// expr: expr . L_GT error
-		// expr: expr . L_NEQ error
-		// expr: expr . L_AND error
-		// expr: expr . L_OR error
-		// expr: expr . L_QUEST error
-		// expr: expr . L_QUEST expr L_COLON error
-		// func: L_MIN L_LPAREN expr . L_RPAREN
-		{lookahead: true, action: [numToks]int16{tPlus: 94, tMinus: 80, tStar: 95, tSlash: 96, tQuest: 83, tRParen: 182, tLT: 97, tLEQ: 98, tEQ: 99, tGEQ: 100, tGT: 101, tNEQ: 102, tAnd: 103, tOr: 104}},
-		// state 116:
+		{reduce: 111},
+		// state 113:
+		// func: L_MIN L_LPAREN L_NAME . L_RPAREN
+		{lookahead: true, action: [numToks]int16{tRParen: 179}},
+		// state 114:
 		// func: L_SUM L_LPAREN error .
-		{reduce: 108},
-		// state 117:
-		// expr: expr . L_PLUS expr
-		// expr: expr . L_MINUS expr
-		// expr: expr . L_STAR expr
-		// expr: expr . L_SLASH expr
-		// expr: expr . L_LT expr
-		// expr: expr . L_LEQ expr
-		// expr: expr . L_EQ expr
-		// expr: expr . L_GEQ expr
-		// expr: expr . L_GT expr
-		// expr: expr . L_NEQ expr
-		// expr: expr . L_QUEST expr L_COLON expr
-		// expr: expr . L_AND expr
-		// expr: expr . L_OR expr
-		// expr: expr . L_PLUS error
-		// expr: expr . L_MINUS error
-		// expr: expr . L_STAR error
-		// expr: expr . L_SLASH error
-		// expr: expr . L_LT error
-		// expr: expr . L_LEQ error
-		// expr: expr . L_EQ error
-		// expr: expr . L_GEQ error
-		// expr: expr . L_GT error
-		// expr: expr . L_NEQ error
-		// expr: expr . L_AND error
-		// expr: expr . L_OR error
-		// expr: expr . L_QUEST error
-		// expr: expr . L_QUEST expr L_COLON error
-		// func: L_SUM L_LPAREN expr . L_RPAREN
-		{lookahead: true, action: [numToks]int16{tPlus: 94, tMinus: 80, tStar: 95, tSlash: 96, tQuest: 83, tRParen: 183, tLT: 97, tLEQ: 98, tEQ: 99, tGEQ: 100, tGT: 101, tNEQ: 102, tAnd: 103, tOr: 104}},
-		// state 118:
+		{reduce: 112},
+		// state 115:
+		// func: L_SUM L_LPAREN L_NAME . L_RPAREN
+		{lookahead: true, action: [numToks]int16{tRParen: 180}},
+		// state 116:
 		// func: L_ANON L_LPAREN error .
-		{reduce: 102},
-		// state 119:
+		{reduce: 106},
+		// state 117:
 		// func: L_ANON L_LPAREN L_NAME . L_RPAREN
-		{lookahead: true, action: [numToks]int16{tRParen: 184}},
-		// state 120:
+		{lookahead: true, action: [numToks]int16{tRParen: 181}},
+		// state 118:
 		// func: L_RATE L_LPAREN error .
-		{reduce: 109},
-		// state 121:
+		{reduce: 113},
+		// state 119:
 		// expr: expr . L_PLUS expr
 		// expr: expr . L_MINUS expr
 		// expr: expr . L_STAR expr
@@ -866,6 +744,9 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_GT expr
 		// expr: expr . L_NEQ expr
 		// expr: expr . L_QUEST expr L_COLON expr
+		// expr: expr . L_QUEST novalue L_COLON expr
+		// expr: expr . L_QUEST expr L_COLON novalue
+		// expr: expr . L_QUEST novalue L_COLON novalue
 		// expr: expr . L_AND expr
 		// expr: expr . L_OR expr
 		// expr: expr . L_PLUS error
@@ -883,11 +764,11 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_QUEST error
 		// expr: expr . L_QUEST expr L_COLON error
 		// func: L_RATE L_LPAREN expr . L_RPAREN
-		{lookahead: true, action: [numToks]int16{tPlus: 94, tMinus: 80, tStar: 95, tSlash: 96, tQuest: 83, tRParen: 185, tLT: 97, tLEQ: 98, tEQ: 99, tGEQ: 100, tGT: 101, tNEQ: 102, tAnd: 103, tOr: 104}},
-		// state 122:
+		{lookahead: true, action: [numToks]int16{tPlus: 92, tMinus: 78, tStar: 93, tSlash: 94, tQuest: 81, tRParen: 182, tLT: 95, tLEQ: 96, tEQ: 97, tGEQ: 98, tGT: 99, tNEQ: 100, tAnd: 101, tOr: 102}},
+		// state 120:
 		// func: L_INSTANT L_LPAREN error .
-		{reduce: 110},
-		// state 123:
+		{reduce: 114},
+		// state 121:
 		// expr: expr . L_PLUS expr
 		// expr: expr . L_MINUS expr
 		// expr: expr . L_STAR expr
@@ -899,6 +780,9 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_GT expr
 		// expr: expr . L_NEQ expr
 		// expr: expr . L_QUEST expr L_COLON expr
+		// expr: expr . L_QUEST novalue L_COLON expr
+		// expr: expr . L_QUEST expr L_COLON novalue
+		// expr: expr . L_QUEST novalue L_COLON novalue
 		// expr: expr . L_AND expr
 		// expr: expr . L_OR expr
 		// expr: expr . L_PLUS error
@@ -916,17 +800,18 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_QUEST error
 		// expr: expr . L_QUEST expr L_COLON error
 		// func: L_INSTANT L_LPAREN expr . L_RPAREN
-		{lookahead: true, action: [numToks]int16{tPlus: 94, tMinus: 80, tStar: 95, tSlash: 96, tQuest: 83, tRParen: 186, tLT: 97, tLEQ: 98, tEQ: 99, tGEQ: 100, tGT: 101, tNEQ: 102, tAnd: 103, tOr: 104}},
-		// state 124:
+		{lookahead: true, action: [numToks]int16{tPlus: 92, tMinus: 78, tStar: 93, tSlash: 94, tQuest: 81, tRParen: 183, tLT: 95, tLEQ: 96, tEQ: 97, tGEQ: 98, tGT: 99, tNEQ: 100, tAnd: 101, tOr: 102}},
+		// state 122:
 		// num: L_MKCONST L_LPAREN L_INTEGER . L_COMMA $@1 speclist L_RPAREN
-		{lookahead: true, action: [numToks]int16{tComma: 187}},
-		// state 125:
+		// num: L_MKCONST L_LPAREN L_INTEGER . error
+		{lookahead: true, errShift: 184, action: [numToks]int16{tComma: 185}},
+		// state 123:
 		// num: L_MKCONST L_LPAREN L_DOUBLE . L_COMMA $@2 speclist L_RPAREN
-		{lookahead: true, action: [numToks]int16{tComma: 188}},
-		// state 126:
+		{lookahead: true, action: [numToks]int16{tComma: 186}},
+		// state 124:
 		// func: L_RESCALE L_LPAREN error .
-		{reduce: 111},
-		// state 127:
+		{reduce: 115},
+		// state 125:
 		// expr: expr . L_PLUS expr
 		// expr: expr . L_MINUS expr
 		// expr: expr . L_STAR expr
@@ -938,6 +823,9 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_GT expr
 		// expr: expr . L_NEQ expr
 		// expr: expr . L_QUEST expr L_COLON expr
+		// expr: expr . L_QUEST novalue L_COLON expr
+		// expr: expr . L_QUEST expr L_COLON novalue
+		// expr: expr . L_QUEST novalue L_COLON novalue
 		// expr: expr . L_AND expr
 		// expr: expr . L_OR expr
 		// expr: expr . L_PLUS error
@@ -956,28 +844,28 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_QUEST expr L_COLON error
 		// func: L_RESCALE L_LPAREN expr . L_COMMA L_STRING L_RPAREN
 		// func: L_RESCALE L_LPAREN expr . L_COMMA error
-		{lookahead: true, action: [numToks]int16{tPlus: 94, tMinus: 80, tStar: 95, tSlash: 96, tQuest: 83, tLT: 97, tLEQ: 98, tEQ: 99, tGEQ: 100, tGT: 101, tNEQ: 102, tAnd: 103, tOr: 104, tComma: 189}},
-		// state 128:
+		{lookahead: true, action: [numToks]int16{tPlus: 92, tMinus: 78, tStar: 93, tSlash: 94, tQuest: 81, tLT: 95, tLEQ: 96, tEQ: 97, tGEQ: 98, tGT: 99, tNEQ: 100, tAnd: 101, tOr: 102, tComma: 187}},
+		// state 126:
 		// func: L_DEFINED L_LPAREN L_NAME . L_RPAREN
-		{lookahead: true, action: [numToks]int16{tRParen: 190}},
-		// state 129:
+		{lookahead: true, action: [numToks]int16{tRParen: 188}},
+		// state 127:
 		// func: L_MATCHINST L_LPAREN error .
-		{reduce: 113},
-		// state 130:
+		{reduce: 117},
+		// state 128:
 		// opt_bang: L_NOT .
-		{reduce: 69},
-		// state 131:
+		{reduce: 75},
+		// state 129:
 		// func: L_MATCHINST L_LPAREN regexpr . L_COMMA expr L_RPAREN
 		// func: L_MATCHINST L_LPAREN regexpr . error
 		// func: L_MATCHINST L_LPAREN regexpr . L_COMMA error
-		{lookahead: true, errShift: 191, action: [numToks]int16{tComma: 192}},
-		// state 132:
+		{lookahead: true, errShift: 189, action: [numToks]int16{tComma: 190}},
+		// state 130:
 		// regexpr: opt_bang . L_PATTERN
-		{lookahead: true, action: [numToks]int16{tPattern: 193}},
-		// state 133:
+		{lookahead: true, action: [numToks]int16{tPattern: 191}},
+		// state 131:
 		// func: L_SCALAR L_LPAREN error .
-		{reduce: 116},
-		// state 134:
+		{reduce: 120},
+		// state 132:
 		// expr: expr . L_PLUS expr
 		// expr: expr . L_MINUS expr
 		// expr: expr . L_STAR expr
@@ -989,6 +877,9 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_GT expr
 		// expr: expr . L_NEQ expr
 		// expr: expr . L_QUEST expr L_COLON expr
+		// expr: expr . L_QUEST novalue L_COLON expr
+		// expr: expr . L_QUEST expr L_COLON novalue
+		// expr: expr . L_QUEST novalue L_COLON novalue
 		// expr: expr . L_AND expr
 		// expr: expr . L_OR expr
 		// expr: expr . L_PLUS error
@@ -1006,21 +897,12 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_QUEST error
 		// expr: expr . L_QUEST expr L_COLON error
 		// func: L_SCALAR L_LPAREN expr . L_RPAREN
-		{lookahead: true, action: [numToks]int16{tPlus: 94, tMinus: 80, tStar: 95, tSlash: 96, tQuest: 83, tRParen: 194, tLT: 97, tLEQ: 98, tEQ: 99, tGEQ: 100, tGT: 101, tNEQ: 102, tAnd: 103, tOr: 104}},
-		// state 135:
-		// func: L_NOVALUE L_LPAREN error .
-		{reduce: 117},
-		// state 136:
-		// func: L_NOVALUE L_LPAREN L_RPAREN .
-		{reduce: 99},
-		// state 137:
-		// func: L_NOVALUE L_LPAREN $@3 . speclist L_RPAREN
-		{lookahead: true, action: [numToks]int16{tType: 195, tSemantics: 196, tUnits: 197, tMeta: 198}, gotos: []int16{8: 199, 9: 200}},
-		// state 138:
+		{lookahead: true, action: [numToks]int16{tPlus: 92, tMinus: 78, tStar: 93, tSlash: 94, tQuest: 81, tRParen: 192, tLT: 95, tLEQ: 96, tEQ: 97, tGEQ: 98, tGT: 99, tNEQ: 100, tAnd: 101, tOr: 102}},
+		// state 133:
 		// defn: expr L_PLUS error .
 		// expr: expr L_PLUS error .
-		{lookahead: true, reduce: 52},
-		// state 139:
+		{lookahead: true, reduce: 55},
+		// state 134:
 		// expr: expr . L_PLUS expr
 		// expr: expr L_PLUS expr .
 		// expr: expr . L_MINUS expr
@@ -1033,6 +915,9 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_GT expr
 		// expr: expr . L_NEQ expr
 		// expr: expr . L_QUEST expr L_COLON expr
+		// expr: expr . L_QUEST novalue L_COLON expr
+		// expr: expr . L_QUEST expr L_COLON novalue
+		// expr: expr . L_QUEST novalue L_COLON novalue
 		// expr: expr . L_AND expr
 		// expr: expr . L_OR expr
 		// expr: expr . L_PLUS error
@@ -1049,11 +934,11 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_OR error
 		// expr: expr . L_QUEST error
 		// expr: expr . L_QUEST expr L_COLON error
-		{lookahead: true, reduce: 36, action: [numToks]int16{tStar: 95, tSlash: 96}},
-		// state 140:
+		{lookahead: true, reduce: 36, action: [numToks]int16{tStar: 93, tSlash: 94}},
+		// state 135:
 		// expr: expr L_MINUS error .
-		{reduce: 53},
-		// state 141:
+		{reduce: 56},
+		// state 136:
 		// expr: expr . L_PLUS expr
 		// expr: expr . L_MINUS expr
 		// expr: expr L_MINUS expr .
@@ -1066,6 +951,9 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_GT expr
 		// expr: expr . L_NEQ expr
 		// expr: expr . L_QUEST expr L_COLON expr
+		// expr: expr . L_QUEST novalue L_COLON expr
+		// expr: expr . L_QUEST expr L_COLON novalue
+		// expr: expr . L_QUEST novalue L_COLON novalue
 		// expr: expr . L_AND expr
 		// expr: expr . L_OR expr
 		// expr: expr . L_PLUS error
@@ -1082,12 +970,12 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_OR error
 		// expr: expr . L_QUEST error
 		// expr: expr . L_QUEST expr L_COLON error
-		{lookahead: true, reduce: 37, action: [numToks]int16{tStar: 95, tSlash: 96}},
-		// state 142:
+		{lookahead: true, reduce: 37, action: [numToks]int16{tStar: 93, tSlash: 94}},
+		// state 137:
 		// defn: expr L_STAR error .
 		// expr: expr L_STAR error .
-		{lookahead: true, reduce: 54},
-		// state 143:
+		{lookahead: true, reduce: 57},
+		// state 138:
 		// expr: expr . L_PLUS expr
 		// expr: expr . L_MINUS expr
 		// expr: expr . L_STAR expr
@@ -1100,6 +988,9 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_GT expr
 		// expr: expr . L_NEQ expr
 		// expr: expr . L_QUEST expr L_COLON expr
+		// expr: expr . L_QUEST novalue L_COLON expr
+		// expr: expr . L_QUEST expr L_COLON novalue
+		// expr: expr . L_QUEST novalue L_COLON novalue
 		// expr: expr . L_AND expr
 		// expr: expr . L_OR expr
 		// expr: expr . L_PLUS error
@@ -1117,11 +1008,11 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_QUEST error
 		// expr: expr . L_QUEST expr L_COLON error
 		{reduce: 38},
-		// state 144:
+		// state 139:
 		// defn: expr L_SLASH error .
 		// expr: expr L_SLASH error .
-		{lookahead: true, reduce: 55},
-		// state 145:
+		{lookahead: true, reduce: 58},
+		// state 140:
 		// expr: expr . L_PLUS expr
 		// expr: expr . L_MINUS expr
 		// expr: expr . L_STAR expr
@@ -1134,6 +1025,9 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_GT expr
 		// expr: expr . L_NEQ expr
 		// expr: expr . L_QUEST expr L_COLON expr
+		// expr: expr . L_QUEST novalue L_COLON expr
+		// expr: expr . L_QUEST expr L_COLON novalue
+		// expr: expr . L_QUEST novalue L_COLON novalue
 		// expr: expr . L_AND expr
 		// expr: expr . L_OR expr
 		// expr: expr . L_PLUS error
@@ -1151,10 +1045,15 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_QUEST error
 		// expr: expr . L_QUEST expr L_COLON error
 		{reduce: 39},
-		// state 146:
+		// state 141:
 		// expr: expr L_QUEST error .
-		{reduce: 66},
-		// state 147:
+		{reduce: 69},
+		// state 142:
+		// novalue: L_NOVALUE . L_LPAREN L_RPAREN
+		// novalue: L_NOVALUE . L_LPAREN speclist L_RPAREN
+		// novalue: L_NOVALUE . L_LPAREN error
+		{lookahead: true, action: [numToks]int16{tLParen: 193}},
+		// state 143:
 		// expr: expr . L_PLUS expr
 		// expr: expr . L_MINUS expr
 		// expr: expr . L_STAR expr
@@ -1167,6 +1066,10 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_NEQ expr
 		// expr: expr . L_QUEST expr L_COLON expr
 		// expr: expr L_QUEST expr . L_COLON expr
+		// expr: expr . L_QUEST novalue L_COLON expr
+		// expr: expr . L_QUEST expr L_COLON novalue
+		// expr: expr L_QUEST expr . L_COLON novalue
+		// expr: expr . L_QUEST novalue L_COLON novalue
 		// expr: expr . L_AND expr
 		// expr: expr . L_OR expr
 		// expr: expr . L_PLUS error
@@ -1184,18 +1087,22 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_QUEST error
 		// expr: expr . L_QUEST expr L_COLON error
 		// expr: expr L_QUEST expr . L_COLON error
-		{lookahead: true, action: [numToks]int16{tPlus: 94, tMinus: 80, tStar: 95, tSlash: 96, tQuest: 83, tColon: 201, tLT: 97, tLEQ: 98, tEQ: 99, tGEQ: 100, tGT: 101, tNEQ: 102, tAnd: 103, tOr: 104}},
-		// state 148:
+		{lookahead: true, action: [numToks]int16{tPlus: 92, tMinus: 78, tStar: 93, tSlash: 94, tQuest: 81, tColon: 194, tLT: 95, tLEQ: 96, tEQ: 97, tGEQ: 98, tGT: 99, tNEQ: 100, tAnd: 101, tOr: 102}},
+		// state 144:
+		// expr: expr L_QUEST novalue . L_COLON expr
+		// expr: expr L_QUEST novalue . L_COLON novalue
+		{lookahead: true, action: [numToks]int16{tColon: 195}},
+		// state 145:
 		// defn: expr L_LPAREN error .
 		{reduce: 5},
-		// state 149:
+		// state 146:
 		// defn: expr L_RPAREN error .
 		{reduce: 6},
-		// state 150:
+		// state 147:
 		// defn: expr L_LT error .
 		// expr: expr L_LT error .
-		{lookahead: true, reduce: 57},
-		// state 151:
+		{lookahead: true, reduce: 60},
+		// state 148:
 		// expr: expr . L_PLUS expr
 		// expr: expr . L_MINUS expr
 		// expr: expr . L_STAR expr
@@ -1208,6 +1115,9 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_GT expr
 		// expr: expr . L_NEQ expr
 		// expr: expr . L_QUEST expr L_COLON expr
+		// expr: expr . L_QUEST novalue L_COLON expr
+		// expr: expr . L_QUEST expr L_COLON novalue
+		// expr: expr . L_QUEST novalue L_COLON novalue
 		// expr: expr . L_AND expr
 		// expr: expr . L_OR expr
 		// expr: expr . L_PLUS error
@@ -1224,12 +1134,12 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_OR error
 		// expr: expr . L_QUEST error
 		// expr: expr . L_QUEST expr L_COLON error
-		{lookahead: true, reduce: 41, action: [numToks]int16{tPlus: 94, tMinus: 80, tStar: 95, tSlash: 96}},
-		// state 152:
+		{lookahead: true, reduce: 41, action: [numToks]int16{tPlus: 92, tMinus: 78, tStar: 93, tSlash: 94}},
+		// state 149:
 		// defn: expr L_LEQ error .
 		// expr: expr L_LEQ error .
-		{lookahead: true, reduce: 58},
-		// state 153:
+		{lookahead: true, reduce: 61},
+		// state 150:
 		// expr: expr . L_PLUS expr
 		// expr: expr . L_MINUS expr
 		// expr: expr . L_STAR expr
@@ -1242,6 +1152,9 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_GT expr
 		// expr: expr . L_NEQ expr
 		// expr: expr . L_QUEST expr L_COLON expr
+		// expr: expr . L_QUEST novalue L_COLON expr
+		// expr: expr . L_QUEST expr L_COLON novalue
+		// expr: expr . L_QUEST novalue L_COLON novalue
 		// expr: expr . L_AND expr
 		// expr: expr . L_OR expr
 		// expr: expr . L_PLUS error
@@ -1258,12 +1171,12 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_OR error
 		// expr: expr . L_QUEST error
 		// expr: expr . L_QUEST expr L_COLON error
-		{lookahead: true, reduce: 42, action: [numToks]int16{tPlus: 94, tMinus: 80, tStar: 95, tSlash: 96}},
-		// state 154:
+		{lookahead: true, reduce: 42, action: [numToks]int16{tPlus: 92, tMinus: 78, tStar: 93, tSlash: 94}},
+		// state 151:
 		// defn: expr L_EQ error .
 		// expr: expr L_EQ error .
-		{lookahead: true, reduce: 59},
-		// state 155:
+		{lookahead: true, reduce: 62},
+		// state 152:
 		// expr: expr . L_PLUS expr
 		// expr: expr . L_MINUS expr
 		// expr: expr . L_STAR expr
@@ -1276,6 +1189,9 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_GT expr
 		// expr: expr . L_NEQ expr
 		// expr: expr . L_QUEST expr L_COLON expr
+		// expr: expr . L_QUEST novalue L_COLON expr
+		// expr: expr . L_QUEST expr L_COLON novalue
+		// expr: expr . L_QUEST novalue L_COLON novalue
 		// expr: expr . L_AND expr
 		// expr: expr . L_OR expr
 		// expr: expr . L_PLUS error
@@ -1292,12 +1208,12 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_OR error
 		// expr: expr . L_QUEST error
 		// expr: expr . L_QUEST expr L_COLON error
-		{lookahead: true, reduce: 43, action: [numToks]int16{tPlus: 94, tMinus: 80, tStar: 95, tSlash: 96}},
-		// state 156:
+		{lookahead: true, reduce: 43, action: [numToks]int16{tPlus: 92, tMinus: 78, tStar: 93, tSlash: 94}},
+		// state 153:
 		// defn: expr L_GEQ error .
 		// expr: expr L_GEQ error .
-		{lookahead: true, reduce: 60},
-		// state 157:
+		{lookahead: true, reduce: 63},
+		// state 154:
 		// expr: expr . L_PLUS expr
 		// expr: expr . L_MINUS expr
 		// expr: expr . L_STAR expr
@@ -1310,6 +1226,9 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_GT expr
 		// expr: expr . L_NEQ expr
 		// expr: expr . L_QUEST expr L_COLON expr
+		// expr: expr . L_QUEST novalue L_COLON expr
+		// expr: expr . L_QUEST expr L_COLON novalue
+		// expr: expr . L_QUEST novalue L_COLON novalue
 		// expr: expr . L_AND expr
 		// expr: expr . L_OR expr
 		// expr: expr . L_PLUS error
@@ -1326,12 +1245,12 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_OR error
 		// expr: expr . L_QUEST error
 		// expr: expr . L_QUEST expr L_COLON error
-		{lookahead: true, reduce: 44, action: [numToks]int16{tPlus: 94, tMinus: 80, tStar: 95, tSlash: 96}},
-		// state 158:
+		{lookahead: true, reduce: 44, action: [numToks]int16{tPlus: 92, tMinus: 78, tStar: 93, tSlash: 94}},
+		// state 155:
 		// defn: expr L_GT error .
 		// expr: expr L_GT error .
-		{lookahead: true, reduce: 61},
-		// state 159:
+		{lookahead: true, reduce: 64},
+		// state 156:
 		// expr: expr . L_PLUS expr
 		// expr: expr . L_MINUS expr
 		// expr: expr . L_STAR expr
@@ -1344,6 +1263,9 @@ var tablesCurrent = parseTables{
 		// expr: expr L_GT expr .
 		// expr: expr . L_NEQ expr
 		// expr: expr . L_QUEST expr L_COLON expr
+		// expr: expr . L_QUEST novalue L_COLON expr
+		// expr: expr . L_QUEST expr L_COLON novalue
+		// expr: expr . L_QUEST novalue L_COLON novalue
 		// expr: expr . L_AND expr
 		// expr: expr . L_OR expr
 		// expr: expr . L_PLUS error
@@ -1360,12 +1282,12 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_OR error
 		// expr: expr . L_QUEST error
 		// expr: expr . L_QUEST expr L_COLON error
-		{lookahead: true, reduce: 45, action: [numToks]int16{tPlus: 94, tMinus: 80, tStar: 95, tSlash: 96}},
-		// state 160:
+		{lookahead: true, reduce: 45, action: [numToks]int16{tPlus: 92, tMinus: 78, tStar: 93, tSlash: 94}},
+		// state 157:
 		// defn: expr L_NEQ error .
 		// expr: expr L_NEQ error .
-		{lookahead: true, reduce: 62},
-		// state 161:
+		{lookahead: true, reduce: 65},
+		// state 158:
 		// expr: expr . L_PLUS expr
 		// expr: expr . L_MINUS expr
 		// expr: expr . L_STAR expr
@@ -1378,6 +1300,9 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_NEQ expr
 		// expr: expr L_NEQ expr .
 		// expr: expr . L_QUEST expr L_COLON expr
+		// expr: expr . L_QUEST novalue L_COLON expr
+		// expr: expr . L_QUEST expr L_COLON novalue
+		// expr: expr . L_QUEST novalue L_COLON novalue
 		// expr: expr . L_AND expr
 		// expr: expr . L_OR expr
 		// expr: expr . L_PLUS error
@@ -1394,12 +1319,12 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_OR error
 		// expr: expr . L_QUEST error
 		// expr: expr . L_QUEST expr L_COLON error
-		{lookahead: true, reduce: 46, action: [numToks]int16{tPlus: 94, tMinus: 80, tStar: 95, tSlash: 96}},
-		// state 162:
+		{lookahead: true, reduce: 46, action: [numToks]int16{tPlus: 92, tMinus: 78, tStar: 93, tSlash: 94}},
+		// state 159:
 		// defn: expr L_AND error .
 		// expr: expr L_AND error .
-		{lookahead: true, reduce: 63},
-		// state 163:
+		{lookahead: true, reduce: 66},
+		// state 160:
 		// expr: expr . L_PLUS expr
 		// expr: expr . L_MINUS expr
 		// expr: expr . L_STAR expr
@@ -1411,6 +1336,9 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_GT expr
 		// expr: expr . L_NEQ expr
 		// expr: expr . L_QUEST expr L_COLON expr
+		// expr: expr . L_QUEST novalue L_COLON expr
+		// expr: expr . L_QUEST expr L_COLON novalue
+		// expr: expr . L_QUEST novalue L_COLON novalue
 		// expr: expr . L_AND expr
 		// expr: expr L_AND expr .
 		// expr: expr . L_OR expr
@@ -1428,12 +1356,12 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_OR error
 		// expr: expr . L_QUEST error
 		// expr: expr . L_QUEST expr L_COLON error
-		{lookahead: true, reduce: 48, action: [numToks]int16{tPlus: 94, tMinus: 80, tStar: 95, tSlash: 96, tLT: 97, tLEQ: 98, tEQ: 99, tGEQ: 100, tGT: 101, tNEQ: 102}},
-		// state 164:
+		{lookahead: true, reduce: 51, action: [numToks]int16{tPlus: 92, tMinus: 78, tStar: 93, tSlash: 94, tLT: 95, tLEQ: 96, tEQ: 97, tGEQ: 98, tGT: 99, tNEQ: 100}},
+		// state 161:
 		// defn: expr L_OR error .
 		// expr: expr L_OR error .
-		{lookahead: true, reduce: 64},
-		// state 165:
+		{lookahead: true, reduce: 67},
+		// state 162:
 		// expr: expr . L_PLUS expr
 		// expr: expr . L_MINUS expr
 		// expr: expr . L_STAR expr
@@ -1445,6 +1373,9 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_GT expr
 		// expr: expr . L_NEQ expr
 		// expr: expr . L_QUEST expr L_COLON expr
+		// expr: expr . L_QUEST novalue L_COLON expr
+		// expr: expr . L_QUEST expr L_COLON novalue
+		// expr: expr . L_QUEST novalue L_COLON novalue
 		// expr: expr . L_AND expr
 		// expr: expr . L_OR expr
 		// expr: expr L_OR expr .
@@ -1462,135 +1393,129 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_OR error
 		// expr: expr . L_QUEST error
 		// expr: expr . L_QUEST expr L_COLON error
-		{lookahead: true, reduce: 49, action: [numToks]int16{tPlus: 94, tMinus: 80, tStar: 95, tSlash: 96, tLT: 97, tLEQ: 98, tEQ: 99, tGEQ: 100, tGT: 101, tNEQ: 102}},
-		// state 166:
+		{lookahead: true, reduce: 52, action: [numToks]int16{tPlus: 92, tMinus: 78, tStar: 93, tSlash: 94, tLT: 95, tLEQ: 96, tEQ: 97, tGEQ: 98, tGT: 99, tNEQ: 100}},
+		// state 163:
 		// expr: expr L_PLUS error .
-		{reduce: 52},
-		// state 167:
-		// expr: expr L_STAR error .
-		{reduce: 54},
-		// state 168:
-		// expr: expr L_SLASH error .
 		{reduce: 55},
-		// state 169:
-		// expr: expr L_LT error .
+		// state 164:
+		// expr: expr L_STAR error .
 		{reduce: 57},
-		// state 170:
-		// expr: expr L_LEQ error .
+		// state 165:
+		// expr: expr L_SLASH error .
 		{reduce: 58},
-		// state 171:
-		// expr: expr L_EQ error .
-		{reduce: 59},
-		// state 172:
-		// expr: expr L_GEQ error .
+		// state 166:
+		// expr: expr L_LT error .
 		{reduce: 60},
-		// state 173:
-		// expr: expr L_GT error .
+		// state 167:
+		// expr: expr L_LEQ error .
 		{reduce: 61},
-		// state 174:
-		// expr: expr L_NEQ error .
+		// state 168:
+		// expr: expr L_EQ error .
 		{reduce: 62},
-		// state 175:
-		// expr: expr L_AND error .
+		// state 169:
+		// expr: expr L_GEQ error .
 		{reduce: 63},
-		// state 176:
-		// expr: expr L_OR error .
+		// state 170:
+		// expr: expr L_GT error .
 		{reduce: 64},
-		// state 177:
+		// state 171:
+		// expr: expr L_NEQ error .
+		{reduce: 65},
+		// state 172:
+		// expr: expr L_AND error .
+		{reduce: 66},
+		// state 173:
+		// expr: expr L_OR error .
+		{reduce: 67},
+		// state 174:
 		// expr: L_LPAREN expr L_RPAREN L_INSTNAME .
 		{reduce: 32},
-		// state 178:
-		// func: L_AVG L_LPAREN expr L_RPAREN .
-		{reduce: 87},
-		// state 179:
-		// func: L_COUNT L_LPAREN expr L_RPAREN .
-		{reduce: 88},
-		// state 180:
-		// func: L_DELTA L_LPAREN expr L_RPAREN .
-		{reduce: 89},
-		// state 181:
-		// func: L_MAX L_LPAREN expr L_RPAREN .
-		{reduce: 90},
-		// state 182:
-		// func: L_MIN L_LPAREN expr L_RPAREN .
-		{reduce: 91},
-		// state 183:
-		// func: L_SUM L_LPAREN expr L_RPAREN .
-		{reduce: 92},
-		// state 184:
-		// func: L_ANON L_LPAREN L_NAME L_RPAREN .
-		{reduce: 86},
-		// state 185:
-		// func: L_RATE L_LPAREN expr L_RPAREN .
-		{reduce: 93},
-		// state 186:
-		// func: L_INSTANT L_LPAREN expr L_RPAREN .
+		// state 175:
+		// func: L_AVG L_LPAREN L_NAME L_RPAREN .
 		{reduce: 94},
-		// state 187:
+		// state 176:
+		// func: L_COUNT L_LPAREN L_NAME L_RPAREN .
+		{reduce: 95},
+		// state 177:
+		// func: L_DELTA L_LPAREN expr L_RPAREN .
+		{reduce: 96},
+		// state 178:
+		// func: L_MAX L_LPAREN L_NAME L_RPAREN .
+		{reduce: 97},
+		// state 179:
+		// func: L_MIN L_LPAREN L_NAME L_RPAREN .
+		{reduce: 98},
+		// state 180:
+		// func: L_SUM L_LPAREN L_NAME L_RPAREN .
+		{reduce: 99},
+		// state 181:
+		// func: L_ANON L_LPAREN L_NAME L_RPAREN .
+		{reduce: 93},
+		// state 182:
+		// func: L_RATE L_LPAREN expr L_RPAREN .
+		{reduce: 100},
+		// state 183:
+		// func: L_INSTANT L_LPAREN expr L_RPAREN .
+		{reduce: 101},
+		// state 184:
+		// num: L_MKCONST L_LPAREN L_INTEGER error .
+		{reduce: 83},
+		// state 185:
 		// num: L_MKCONST L_LPAREN L_INTEGER L_COMMA . $@1 speclist L_RPAREN
-		{reduce: 73, gotos: []int16{6: 202}},
-		// state 188:
+		{reduce: 79, gotos: []int16{7: 196}},
+		// state 186:
 		// num: L_MKCONST L_LPAREN L_DOUBLE L_COMMA . $@2 speclist L_RPAREN
-		{reduce: 75, gotos: []int16{7: 203}},
-		// state 189:
+		{reduce: 81, gotos: []int16{8: 197}},
+		// state 187:
 		// func: L_RESCALE L_LPAREN expr L_COMMA . L_STRING L_RPAREN
 		// func: L_RESCALE L_LPAREN expr L_COMMA . error
-		{lookahead: true, errShift: 204, action: [numToks]int16{tString: 205}},
-		// state 190:
+		{lookahead: true, errShift: 198, action: [numToks]int16{tString: 199}},
+		// state 188:
 		// func: L_DEFINED L_LPAREN L_NAME L_RPAREN .
-		{reduce: 95},
-		// state 191:
+		{reduce: 102},
+		// state 189:
 		// func: L_MATCHINST L_LPAREN regexpr error .
-		{reduce: 114},
-		// state 192:
+		{reduce: 118},
+		// state 190:
 		// func: L_MATCHINST L_LPAREN regexpr L_COMMA . expr L_RPAREN
 		// func: L_MATCHINST L_LPAREN regexpr L_COMMA . error
-		{lookahead: true, errShift: 206, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 207, 5: 38, 11: 39}},
-		// state 193:
+		{lookahead: true, errShift: 200, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 201, 6: 37, 12: 38}},
+		// state 191:
 		// regexpr: opt_bang L_PATTERN .
-		{reduce: 68},
-		// state 194:
+		{reduce: 74},
+		// state 192:
 		// func: L_SCALAR L_LPAREN expr L_RPAREN .
-		{reduce: 98},
-		// state 195:
-		// spec: L_TYPE . L_ASSIGN specval
-		{lookahead: true, action: [numToks]int16{tAssign: 208}},
-		// state 196:
-		// spec: L_SEMANTICS . L_ASSIGN specval
-		{lookahead: true, action: [numToks]int16{tAssign: 209}},
-		// state 197:
-		// spec: L_UNITS . L_ASSIGN specval
-		{lookahead: true, action: [numToks]int16{tAssign: 210}},
-		// state 198:
-		// spec: L_META . L_ASSIGN specval
-		{lookahead: true, action: [numToks]int16{tAssign: 211}},
-		// state 199:
-		// speclist: speclist . L_COMMA spec
-		// func: L_NOVALUE L_LPAREN $@3 speclist . L_RPAREN
-		{lookahead: true, action: [numToks]int16{tRParen: 212, tComma: 213}},
-		// state 200:
-		// speclist: spec .
-		{reduce: 78},
-		// state 201:
+		{reduce: 105},
+		// state 193:
+		// novalue: L_NOVALUE L_LPAREN . L_RPAREN
+		// novalue: L_NOVALUE L_LPAREN . speclist L_RPAREN
+		// novalue: L_NOVALUE L_LPAREN . error
+		{lookahead: true, errShift: 202, action: [numToks]int16{tRParen: 203, tMeta: 204, tType: 205, tSemantics: 206, tUnits: 207}, gotos: []int16{9: 208, 10: 209}},
+		// state 194:
 		// expr: expr L_QUEST expr L_COLON . expr
+		// expr: expr L_QUEST expr L_COLON . novalue
 		// expr: expr L_QUEST expr L_COLON . error
-		{lookahead: true, errShift: 214, action: [numToks]int16{tMinus: 2, tLParen: 42, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34, tNovalue: 35}, gotos: []int16{2: 215, 5: 38, 11: 39}},
-		// state 202:
+		{lookahead: true, errShift: 210, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tNovalue: 142, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 211, 3: 212, 6: 37, 12: 38}},
+		// state 195:
+		// expr: expr L_QUEST novalue L_COLON . expr
+		// expr: expr L_QUEST novalue L_COLON . novalue
+		{lookahead: true, action: [numToks]int16{tMinus: 2, tLParen: 41, tAvg: 9, tCount: 10, tDelta: 11, tMax: 12, tMin: 13, tSum: 14, tAnon: 15, tRate: 16, tInstant: 17, tMkconst: 26, tNovalue: 142, tRescale: 27, tDefined: 28, tMatchinst: 29, tScalar: 30, tInteger: 31, tDouble: 32, tName: 33, tNot: 34}, gotos: []int16{2: 213, 3: 214, 6: 37, 12: 38}},
+		// state 196:
 		// num: L_MKCONST L_LPAREN L_INTEGER L_COMMA $@1 . speclist L_RPAREN
-		{lookahead: true, action: [numToks]int16{tType: 195, tSemantics: 196, tUnits: 197, tMeta: 198}, gotos: []int16{8: 216, 9: 200}},
-		// state 203:
+		{lookahead: true, action: [numToks]int16{tMeta: 204, tType: 205, tSemantics: 206, tUnits: 207}, gotos: []int16{9: 215, 10: 209}},
+		// state 197:
 		// num: L_MKCONST L_LPAREN L_DOUBLE L_COMMA $@2 . speclist L_RPAREN
-		{lookahead: true, action: [numToks]int16{tType: 195, tSemantics: 196, tUnits: 197, tMeta: 198}, gotos: []int16{8: 217, 9: 200}},
-		// state 204:
+		{lookahead: true, action: [numToks]int16{tMeta: 204, tType: 205, tSemantics: 206, tUnits: 207}, gotos: []int16{9: 216, 10: 209}},
+		// state 198:
 		// func: L_RESCALE L_LPAREN expr L_COMMA error .
-		{reduce: 112},
-		// state 205:
+		{reduce: 116},
+		// state 199:
 		// func: L_RESCALE L_LPAREN expr L_COMMA L_STRING . L_RPAREN
-		{lookahead: true, action: [numToks]int16{tRParen: 218}},
-		// state 206:
+		{lookahead: true, action: [numToks]int16{tRParen: 217}},
+		// state 200:
 		// func: L_MATCHINST L_LPAREN regexpr L_COMMA error .
-		{reduce: 115},
-		// state 207:
+		{reduce: 119},
+		// state 201:
 		// expr: expr . L_PLUS expr
 		// expr: expr . L_MINUS expr
 		// expr: expr . L_STAR expr
@@ -1602,6 +1527,9 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_GT expr
 		// expr: expr . L_NEQ expr
 		// expr: expr . L_QUEST expr L_COLON expr
+		// expr: expr . L_QUEST novalue L_COLON expr
+		// expr: expr . L_QUEST expr L_COLON novalue
+		// expr: expr . L_QUEST novalue L_COLON novalue
 		// expr: expr . L_AND expr
 		// expr: expr . L_OR expr
 		// expr: expr . L_PLUS error
@@ -1619,29 +1547,36 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_QUEST error
 		// expr: expr . L_QUEST expr L_COLON error
 		// func: L_MATCHINST L_LPAREN regexpr L_COMMA expr . L_RPAREN
-		{lookahead: true, action: [numToks]int16{tPlus: 94, tMinus: 80, tStar: 95, tSlash: 96, tQuest: 83, tRParen: 219, tLT: 97, tLEQ: 98, tEQ: 99, tGEQ: 100, tGT: 101, tNEQ: 102, tAnd: 103, tOr: 104}},
+		{lookahead: true, action: [numToks]int16{tPlus: 92, tMinus: 78, tStar: 93, tSlash: 94, tQuest: 81, tRParen: 218, tLT: 95, tLEQ: 96, tEQ: 97, tGEQ: 98, tGT: 99, tNEQ: 100, tAnd: 101, tOr: 102}},
+		// state 202:
+		// novalue: L_NOVALUE L_LPAREN error .
+		{reduce: 73},
+		// state 203:
+		// novalue: L_NOVALUE L_LPAREN L_RPAREN .
+		{reduce: 71},
+		// state 204:
+		// spec: L_META . L_ASSIGN L_NAME
+		{lookahead: true, action: [numToks]int16{tAssign: 219}},
+		// state 205:
+		// spec: L_TYPE . L_ASSIGN specval
+		{lookahead: true, action: [numToks]int16{tAssign: 220}},
+		// state 206:
+		// spec: L_SEMANTICS . L_ASSIGN specval
+		{lookahead: true, action: [numToks]int16{tAssign: 221}},
+		// state 207:
+		// spec: L_UNITS . L_ASSIGN specval
+		{lookahead: true, action: [numToks]int16{tAssign: 222}},
 		// state 208:
-		// spec: L_TYPE L_ASSIGN . specval
-		{lookahead: true, action: [numToks]int16{tInteger: 220, tName: 221, tString: 222}, gotos: []int16{10: 223}},
+		// novalue: L_NOVALUE L_LPAREN speclist . L_RPAREN
+		// speclist: speclist . L_COMMA spec
+		{lookahead: true, action: [numToks]int16{tRParen: 223, tComma: 224}},
 		// state 209:
-		// spec: L_SEMANTICS L_ASSIGN . specval
-		{lookahead: true, action: [numToks]int16{tInteger: 220, tName: 221, tString: 222}, gotos: []int16{10: 224}},
+		// speclist: spec .
+		{reduce: 85},
 		// state 210:
-		// spec: L_UNITS L_ASSIGN . specval
-		{lookahead: true, action: [numToks]int16{tInteger: 220, tName: 221, tString: 222}, gotos: []int16{10: 225}},
-		// state 211:
-		// spec: L_META L_ASSIGN . specval
-		{lookahead: true, action: [numToks]int16{tInteger: 220, tName: 221, tString: 222}, gotos: []int16{10: 226}},
-		// state 212:
-		// func: L_NOVALUE L_LPAREN $@3 speclist L_RPAREN .
-		{reduce: 101},
-		// state 213:
-		// speclist: speclist L_COMMA . spec
-		{lookahead: true, action: [numToks]int16{tType: 195, tSemantics: 196, tUnits: 197, tMeta: 198}, gotos: []int16{9: 227}},
-		// state 214:
 		// expr: expr L_QUEST expr L_COLON error .
-		{reduce: 67},
-		// state 215:
+		{reduce: 70},
+		// state 211:
 		// expr: expr . L_PLUS expr
 		// expr: expr . L_MINUS expr
 		// expr: expr . L_STAR expr
@@ -1654,6 +1589,9 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_NEQ expr
 		// expr: expr . L_QUEST expr L_COLON expr
 		// expr: expr L_QUEST expr L_COLON expr .
+		// expr: expr . L_QUEST novalue L_COLON expr
+		// expr: expr . L_QUEST expr L_COLON novalue
+		// expr: expr . L_QUEST novalue L_COLON novalue
 		// expr: expr . L_AND expr
 		// expr: expr . L_OR expr
 		// expr: expr . L_PLUS error
@@ -1670,50 +1608,107 @@ var tablesCurrent = parseTables{
 		// expr: expr . L_OR error
 		// expr: expr . L_QUEST error
 		// expr: expr . L_QUEST expr L_COLON error
-		{lookahead: true, reduce: 47, action: [numToks]int16{tPlus: 94, tMinus: 80, tStar: 95, tSlash: 96, tLT: 97, tLEQ: 98, tEQ: 99, tGEQ: 100, tGT: 101, tNEQ: 102, tAnd: 103, tOr: 104}},
-		// state 216:
+		{lookahead: true, reduce: 47, action: [numToks]int16{tPlus: 92, tMinus: 78, tStar: 93, tSlash: 94, tLT: 95, tLEQ: 96, tEQ: 97, tGEQ: 98, tGT: 99, tNEQ: 100, tAnd: 101, tOr: 102}},
+		// state 212:
+		// expr: expr L_QUEST expr L_COLON novalue .
+		{reduce: 49},
+		// state 213:
+		// expr: expr . L_PLUS expr
+		// expr: expr . L_MINUS expr
+		// expr: expr . L_STAR expr
+		// expr: expr . L_SLASH expr
+		// expr: expr . L_LT expr
+		// expr: expr . L_LEQ expr
+		// expr: expr . L_EQ expr
+		// expr: expr . L_GEQ expr
+		// expr: expr . L_GT expr
+		// expr: expr . L_NEQ expr
+		// expr: expr . L_QUEST expr L_COLON expr
+		// expr: expr . L_QUEST novalue L_COLON expr
+		// expr: expr L_QUEST novalue L_COLON expr .
+		// expr: expr . L_QUEST expr L_COLON novalue
+		// expr: expr . L_QUEST novalue L_COLON novalue
+		// expr: expr . L_AND expr
+		// expr: expr . L_OR expr
+		// expr: expr . L_PLUS error
+		// expr: expr . L_MINUS error
+		// expr: expr . L_STAR error
+		// expr: expr . L_SLASH error
+		// expr: expr . L_LT error
+		// expr: expr . L_LEQ error
+		// expr: expr . L_EQ error
+		// expr: expr . L_GEQ error
+		// expr: expr . L_GT error
+		// expr: expr . L_NEQ error
+		// expr: expr . L_AND error
+		// expr: expr . L_OR error
+		// expr: expr . L_QUEST error
+		// expr: expr . L_QUEST expr L_COLON error
+		{lookahead: true, reduce: 48, action: [numToks]int16{tPlus: 92, tMinus: 78, tStar: 93, tSlash: 94, tLT: 95, tLEQ: 96, tEQ: 97, tGEQ: 98, tGT: 99, tNEQ: 100, tAnd: 101, tOr: 102}},
+		// state 214:
+		// expr: expr L_QUEST novalue L_COLON novalue .
+		{reduce: 50},
+		// state 215:
 		// num: L_MKCONST L_LPAREN L_INTEGER L_COMMA $@1 speclist . L_RPAREN
 		// speclist: speclist . L_COMMA spec
-		{lookahead: true, action: [numToks]int16{tRParen: 228, tComma: 213}},
-		// state 217:
+		{lookahead: true, action: [numToks]int16{tRParen: 225, tComma: 224}},
+		// state 216:
 		// num: L_MKCONST L_LPAREN L_DOUBLE L_COMMA $@2 speclist . L_RPAREN
 		// speclist: speclist . L_COMMA spec
-		{lookahead: true, action: [numToks]int16{tRParen: 229, tComma: 213}},
-		// state 218:
+		{lookahead: true, action: [numToks]int16{tRParen: 226, tComma: 224}},
+		// state 217:
 		// func: L_RESCALE L_LPAREN expr L_COMMA L_STRING L_RPAREN .
-		{reduce: 96},
-		// state 219:
+		{reduce: 103},
+		// state 218:
 		// func: L_MATCHINST L_LPAREN regexpr L_COMMA expr L_RPAREN .
-		{reduce: 97},
+		{reduce: 104},
+		// state 219:
+		// spec: L_META L_ASSIGN . L_NAME
+		{lookahead: true, action: [numToks]int16{tName: 227}},
 		// state 220:
-		// specval: L_INTEGER .
-		{reduce: 85},
+		// spec: L_TYPE L_ASSIGN . specval
+		{lookahead: true, action: [numToks]int16{tInteger: 228, tName: 229, tString: 230}, gotos: []int16{11: 231}},
 		// state 221:
-		// specval: L_NAME .
-		{reduce: 84},
+		// spec: L_SEMANTICS L_ASSIGN . specval
+		{lookahead: true, action: [numToks]int16{tInteger: 228, tName: 229, tString: 230}, gotos: []int16{11: 232}},
 		// state 222:
-		// specval: L_STRING .
-		{reduce: 83},
+		// spec: L_UNITS L_ASSIGN . specval
+		{lookahead: true, action: [numToks]int16{tInteger: 228, tName: 229, tString: 230}, gotos: []int16{11: 233}},
 		// state 223:
-		// spec: L_TYPE L_ASSIGN specval .
-		{reduce: 79},
+		// novalue: L_NOVALUE L_LPAREN speclist L_RPAREN .
+		{reduce: 72},
 		// state 224:
-		// spec: L_SEMANTICS L_ASSIGN specval .
-		{reduce: 80},
+		// speclist: speclist L_COMMA . spec
+		{lookahead: true, action: [numToks]int16{tMeta: 204, tType: 205, tSemantics: 206, tUnits: 207}, gotos: []int16{10: 234}},
 		// state 225:
-		// spec: L_UNITS L_ASSIGN specval .
-		{reduce: 81},
+		// num: L_MKCONST L_LPAREN L_INTEGER L_COMMA $@1 speclist L_RPAREN .
+		{reduce: 80},
 		// state 226:
-		// spec: L_META L_ASSIGN specval .
+		// num: L_MKCONST L_LPAREN L_DOUBLE L_COMMA $@2 speclist L_RPAREN .
 		{reduce: 82},
 		// state 227:
-		// speclist: speclist L_COMMA spec .
-		{reduce: 77},
+		// spec: L_META L_ASSIGN L_NAME .
+		{reduce: 89},
 		// state 228:
-		// num: L_MKCONST L_LPAREN L_INTEGER L_COMMA $@1 speclist L_RPAREN .
-		{reduce: 74},
+		// specval: L_INTEGER .
+		{reduce: 92},
 		// state 229:
-		// num: L_MKCONST L_LPAREN L_DOUBLE L_COMMA $@2 speclist L_RPAREN .
-		{reduce: 76},
+		// specval: L_NAME .
+		{reduce: 91},
+		// state 230:
+		// specval: L_STRING .
+		{reduce: 90},
+		// state 231:
+		// spec: L_TYPE L_ASSIGN specval .
+		{reduce: 86},
+		// state 232:
+		// spec: L_SEMANTICS L_ASSIGN specval .
+		{reduce: 87},
+		// state 233:
+		// spec: L_UNITS L_ASSIGN specval .
+		{reduce: 88},
+		// state 234:
+		// speclist: speclist L_COMMA spec .
+		{reduce: 84},
 	},
 }

@@ -194,6 +194,14 @@ func (a archiveNames) LookupInst(indom pmapi.InDom, name string, _ pmapi.Timesta
 	return id, err == nil
 }
 
+// InDomInsts lists the instances of indom as pmGetInDom does in the
+// archive context: as of its current time (for the constants of
+// mkconst(..., meta=m), DialectCurrent).
+func (a archiveNames) InDomInsts(indom pmapi.InDom) ([]int32, error) {
+	insts, _, err := a.c.InDom(indom)
+	return insts, err
+}
+
 // instName names an instance as the archive did at time t
 // (pmNameInDomArchive at the time of the fetch): the snapshot in force
 // then, else any snapshot, newest first.

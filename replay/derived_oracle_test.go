@@ -29,12 +29,6 @@ import (
 // dmScript does the same with replay.Context.UseDerived and prints them
 // the same way.
 
-var (
-	dmCompared atomic.Int64
-	dmMatched  atomic.Int64
-	dmLines    atomic.Int64
-)
-
 func dmOracle(t testing.TB) string {
 	t.Helper()
 	needOracle(t)
@@ -57,6 +51,13 @@ func runDerivedOracle(t testing.TB, archive, config, names, ops string) (out str
 		env = append(env, "LD_PRELOAD="+noFree)
 	}
 	cmd.Env = testenv.RealEnv(env...)
+	return runDMOracle(t, cmd, archive, ops)
+}
+
+// runDMOracle runs a derive.py command with ops on its standard input: its
+// output, and whether it crashed (then out is what it printed before).
+func runDMOracle(t testing.TB, cmd *exec.Cmd, archive, ops string) (out string, crashed bool) {
+	t.Helper()
 	cmd.Stdin = strings.NewReader(ops)
 	var outb, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &outb, &errb
@@ -75,8 +76,14 @@ func runDerivedOracle(t testing.TB, archive, config, names, ops string) (out str
 // config and prints what derive.py prints.
 func dmScript(t testing.TB, archive, config, names, ops string, opts derive.EvalOptions) string {
 	t.Helper()
+	return dmScriptIn(t, derive.Dialect603, archive, config, names, ops, opts)
+}
+
+// dmScriptIn is dmScript in dialect d.
+func dmScriptIn(t testing.TB, d derive.Dialect, archive, config, names, ops string, opts derive.EvalOptions) string {
+	t.Helper()
 	var b strings.Builder
-	reg := derive.NewRegistry(derive.Dialect603)
+	reg := derive.NewRegistry(d)
 	reg.RegisterEventMetrics()
 	n := reg.LoadConfigData("derived.conf", []byte(config), io.Discard)
 	fmt.Fprintf(&b, "load %d\n", n)
@@ -187,6 +194,18 @@ func dmCompare(t *testing.T, archive, config, names, ops string) bool {
 	t.Helper()
 	want, crashed := runDerivedOracle(t, archive, config, names, ops)
 	got := dmScript(t, archive, config, names, ops, derive.EvalOptions{Literal: true})
+	return dmDiff(t, &dm603, "libpcp", archive, config, names, ops, want, got, crashed)
+}
+
+// dmCounts count the oracle comparisons of one libpcp.
+type dmCounts struct{ compared, matched, lines atomic.Int64 }
+
+var dm603 dmCounts
+
+// dmDiff compares what libpcp (who) printed with what pcpkit did, and
+// reports the first difference (saving both in $DM_SAVE when set).
+func dmDiff(t *testing.T, n *dmCounts, who, archive, config, names, ops, want, got string, crashed bool) bool {
+	t.Helper()
 	if crashed {
 		// compare what libpcp printed before it died
 		n := strings.Count(want, "\n")
@@ -194,10 +213,10 @@ func dmCompare(t *testing.T, archive, config, names, ops string) bool {
 			got = strings.Join(gl[:n], "")
 		}
 	}
-	dmCompared.Add(1)
-	dmLines.Add(int64(strings.Count(want, "\n")))
+	n.compared.Add(1)
+	n.lines.Add(int64(strings.Count(want, "\n")))
 	if want == got {
-		dmMatched.Add(1)
+		n.matched.Add(1)
 		return true
 	}
 	if dir := os.Getenv("DM_SAVE"); dir != "" {
@@ -213,8 +232,8 @@ func dmCompare(t *testing.T, archive, config, names, ops string) bool {
 	}
 	lo := max(i-10, 0)
 	ctx := func(l []string) string { return strings.Join(l[lo:min(i+6, len(l))], "\n") }
-	t.Errorf("%s [%s]: libpcp and pcpkit differ at line %d\nconfig:\n%s--- libpcp:\n%s\n--- pcpkit:\n%s\n--- ops:\n%s",
-		archive, names, i+1, config, ctx(wl), ctx(gl), ops)
+	t.Errorf("%s [%s]: %s and pcpkit differ at line %d\nconfig:\n%s--- %s:\n%s\n--- pcpkit:\n%s\n--- ops:\n%s",
+		archive, names, who, i+1, config, who, ctx(wl), ctx(gl), ops)
 	return false
 }
 
@@ -485,5 +504,5 @@ func TestDerivedOracle(t *testing.T) {
 			dmCompare(t, a, c.config, c.names, dmOps(t, a, step*7/20+1e6, 2*n))
 		})
 	}
-	t.Logf("derived oracle: %d comparisons, %d identical, %d lines of libpcp output", dmCompared.Load(), dmMatched.Load(), dmLines.Load())
+	t.Logf("derived oracle: %d comparisons, %d identical, %d lines of libpcp output", dm603.compared.Load(), dm603.matched.Load(), dm603.lines.Load())
 }

@@ -22,8 +22,15 @@ import (
 // PM_MODE_FORW fetch), as pmPrintValue prints them.
 func pminfoValues(t *testing.T, archive, cfgName, config string, names []string) (stdout, stderr string) {
 	t.Helper()
+	return pminfoValuesIn(t, derive.Dialect603, derive.EvalOptions{}, archive, cfgName, config, names)
+}
+
+// pminfoValuesIn is pminfoValues in dialect d, with evaluation options
+// opts.
+func pminfoValuesIn(t *testing.T, d derive.Dialect, opts derive.EvalOptions, archive, cfgName, config string, names []string) (stdout, stderr string) {
+	t.Helper()
 	var out, errs strings.Builder
-	reg := derive.NewRegistry(derive.Dialect603)
+	reg := derive.NewRegistry(d)
 	reg.RegisterEventMetrics()
 	reg.LoadConfigData(cfgName, []byte(config), &errs)
 	c, err := replay.Open(archive)
@@ -31,7 +38,7 @@ func pminfoValues(t *testing.T, archive, cfgName, config string, names []string)
 		t.Fatal(err)
 	}
 	defer c.Close()
-	dc := c.UseDerived(reg, derive.EvalOptions{})
+	dc := c.UseDerived(reg, opts)
 	type entry struct {
 		name string
 		pmid pmapi.PMID
@@ -100,6 +107,22 @@ func pminfoValues(t *testing.T, archive, cfgName, config string, names []string)
 	return out.String(), errs.String()
 }
 
+// samePminfo reports (as test errors) how pcpkit's pminfo output differs
+// from the real one's.
+func samePminfo(t *testing.T, what, wout, werr, gout, gerr string) bool {
+	t.Helper()
+	ok := true
+	if d := cmp.Diff(wout, gout); d != "" {
+		t.Errorf("%s stdout differs (-real +pcpkit):\n%s", what, d)
+		ok = false
+	}
+	if d := cmp.Diff(werr, gerr); d != "" {
+		t.Errorf("%s stderr differs (-real +pcpkit):\n%s", what, d)
+		ok = false
+	}
+	return ok
+}
+
 func instNameAt(c *replay.Context, indom pmapi.InDom, inst int32) (string, bool) {
 	h := c.Meta().InDomHistory(indom)
 	for i := len(h) - 1; i >= 0; i-- {
@@ -133,16 +156,7 @@ func TestDerivedPminfo(t *testing.T) {
 		wout, werr, _ := testenv.RunCommand(t, "", testenv.RealEnv("PCP_DERIVED_CONFIG="+cfg), tool, args...)
 		gout, gerr := pminfoValues(t, archive, cfg, c.config, names)
 		n++
-		ok := true
-		if d := cmp.Diff(string(wout), gout); d != "" {
-			t.Errorf("case %d (%s): pminfo -f stdout differs (-real +pcpkit):\n%s", i, c.archive, d)
-			ok = false
-		}
-		if d := cmp.Diff(string(werr), gerr); d != "" {
-			t.Errorf("case %d (%s): pminfo -f stderr differs (-real +pcpkit):\n%s", i, c.archive, d)
-			ok = false
-		}
-		if ok {
+		if samePminfo(t, fmt.Sprintf("case %d (%s): pminfo -f", i, c.archive), string(wout), string(werr), gout, gerr) {
 			same++
 		}
 	}

@@ -20,6 +20,13 @@ names and the lexer's in_matchinst flag, carries over as it does in libpcp):
         "pos": sts}; its messages go to stderr
   {"op": "pmid", "name": N, "expr": ""} -> pmLookupName(N): {"ok": true, "pos": PMID as
         an unsigned 32-bit number} or {"ok": false, "pos": error code}
+  {"op": "desc", "name": N, "expr": ""} -> pmLookupName(N) and pmLookupDesc in the
+        current context: {"ok": true, "msg": "TYPE INDOM SEM SPACE,TIME,COUNT,SCALESPACE,
+        SCALETIME,SCALECOUNT" (decimal numbers, the indom unsigned)} or {"ok": false, "pos":
+        error code}
+
+Every answer also has "stderr": what libpcp wrote to the standard error while
+it was answered (semantic errors of derived metrics are printed there).
 
 Strings are passed as latin-1 so that any byte can be sent. Only libpcp is
 used (through ctypes), not the pcp python module.
@@ -42,6 +49,22 @@ lib.pmLoadDerivedConfig.argtypes = [ctypes.c_char_p]
 lib.pmLookupName.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_uint)]
 PM_CONTEXT_ARCHIVE = 2
 
+
+class pmUnits(ctypes.LittleEndianStructure):
+    # pmUnits on a little-endian host: the bit-fields from the low end
+    _fields_ = [("pad", ctypes.c_uint, 8), ("scaleCount", ctypes.c_int, 4),
+                ("scaleTime", ctypes.c_uint, 4), ("scaleSpace", ctypes.c_uint, 4),
+                ("dimCount", ctypes.c_int, 4), ("dimTime", ctypes.c_int, 4),
+                ("dimSpace", ctypes.c_int, 4)]
+
+
+class pmDesc(ctypes.Structure):
+    _fields_ = [("pmid", ctypes.c_uint), ("type", ctypes.c_int), ("indom", ctypes.c_uint),
+                ("sem", ctypes.c_int), ("units", pmUnits)]
+
+
+lib.pmLookupDesc.argtypes = [ctypes.c_uint, ctypes.POINTER(pmDesc)]
+
 libc = ctypes.CDLL("libc.so.6")
 libc.regcomp.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
 libc.regexec.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_int]
@@ -49,8 +72,18 @@ libc.regerror.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes
 libc.regfree.argtypes = [ctypes.c_void_p]
 REG_EXTENDED, REG_NOSUB = 1, 8
 
+import os
+import tempfile
+
+errfile = tempfile.TemporaryFile()
+stderr_fd = os.dup(2)
+
 for line in sys.stdin:
     req = json.loads(line)
+    sys.stderr.flush()
+    errfile.seek(0)
+    errfile.truncate()
+    os.dup2(errfile.fileno(), 2)
     name = req["name"].encode("latin1")
     expr = req["expr"].encode("latin1")
     if req["op"] == "reg":
@@ -92,7 +125,27 @@ for line in sys.stdin:
         pmid = ctypes.c_uint()
         r = lib.pmLookupName(1, names, ctypes.byref(pmid))
         out = {"ok": True, "pos": pmid.value} if r == 1 else {"ok": False, "pos": r}
+    elif req["op"] == "desc":
+        names = (ctypes.c_char_p * 1)(name)
+        pmid = ctypes.c_uint()
+        r = lib.pmLookupName(1, names, ctypes.byref(pmid))
+        if r != 1:
+            out = {"ok": False, "pos": r}
+        else:
+            d = pmDesc()
+            r = lib.pmLookupDesc(pmid.value, ctypes.byref(d))
+            if r < 0:
+                out = {"ok": False, "pos": r}
+            else:
+                u = d.units
+                out = {"ok": True, "msg": "%d %d %d %d,%d,%d,%d,%d,%d" % (
+                    d.type, d.indom, d.sem, u.dimSpace, u.dimTime, u.dimCount,
+                    u.scaleSpace, u.scaleTime, u.scaleCount)}
     else:
         raise SystemExit("oracle: unknown op " + req["op"])
+    sys.stderr.flush()
+    os.dup2(stderr_fd, 2)
+    errfile.seek(0)
+    out["stderr"] = errfile.read().decode("latin1")
     sys.stdout.write(json.dumps(out) + "\n")
     sys.stdout.flush()

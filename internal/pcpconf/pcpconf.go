@@ -46,3 +46,53 @@ func fileValue(path, key string) string {
 
 // VarDir is $PCP_VAR_DIR, /var/lib/pcp by default.
 func VarDir() string { return Get("PCP_VAR_DIR", "/var/lib/pcp") }
+
+// The PCP versions pcpkit's tools can behave as.
+const (
+	Version603 = "6.0.3"
+	Version638 = "6.3.8"
+)
+
+// VersionEnv is the environment variable that chooses the PCP version
+// pcpkit's tools behave as (see Version).
+const VersionEnv = "PCPKIT_PCP_VERSION"
+
+// Version is the PCP version pcpkit's tools behave as where versions
+// differ (so far: the derived metric language, package derive), so that a
+// pcpkit tool behaves as the PCP it replaces:
+//
+//   - $PCPKIT_PCP_VERSION when it names a 6.0 or a 6.3 release ("6.0.3",
+//     "6.3.8", "6.3"): Version603 or Version638;
+//   - else the PCP_VERSION of the PCP configuration (see Get): Version638
+//     when it is a 6.3 release;
+//   - else Version603.
+//
+// Any other value of $PCPKIT_PCP_VERSION is ignored.
+func Version() string {
+	if v, ok := releaseOf(os.Getenv(VersionEnv)); ok {
+		return v
+	}
+	if v, ok := releaseOf(Get("PCP_VERSION", "")); ok && v == Version638 {
+		return v
+	}
+	return Version603
+}
+
+// releaseOf maps a version string to the version pcpkit behaves as: 6.0
+// releases ("6.0", "6.0.N") to Version603, 6.3 releases to Version638.
+func releaseOf(v string) (string, bool) {
+	parts := strings.Split(v, ".")
+	if len(parts) < 2 || len(parts) > 3 || parts[0] != "6" {
+		return "", false
+	}
+	if len(parts) == 3 && (parts[2] == "" || strings.Trim(parts[2], "0123456789") != "") {
+		return "", false
+	}
+	switch parts[1] {
+	case "0":
+		return Version603, true
+	case "3":
+		return Version638, true
+	}
+	return "", false
+}

@@ -35,3 +35,35 @@ func TestGet(t *testing.T) {
 		t.Errorf("VarDir without a conf file = %q", got)
 	}
 }
+
+func TestVersion(t *testing.T) {
+	dir := t.TempDir()
+	for _, v := range []string{"6.0.3", "6.3.8", "6.3.2", "7.0.0"} {
+		if err := os.WriteFile(filepath.Join(dir, v), []byte("PCP_VERSION="+v+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c603, c638, c632, c70 := filepath.Join(dir, "6.0.3"), filepath.Join(dir, "6.3.8"), filepath.Join(dir, "6.3.2"), filepath.Join(dir, "7.0.0")
+	none := filepath.Join(dir, "missing")
+	t.Setenv("PCP_VERSION", "")
+	for _, c := range []struct{ env, conf, want string }{
+		{"", c603, Version603},
+		{"", c638, Version638},
+		{"", c632, Version638},
+		{"", c70, Version603},
+		{"", none, Version603},
+		{"6.3.8", c603, Version638},
+		{"6.3", none, Version638},
+		{"6.0.3", c638, Version603},
+		{"6.0.1", c638, Version603},
+		{"6.3.8x", c603, Version603}, // not a release: the configuration decides
+		{"7", c638, Version638},
+		{"63", c603, Version603},
+	} {
+		t.Setenv(VersionEnv, c.env)
+		t.Setenv("PCP_CONF", c.conf)
+		if got := Version(); got != c.want {
+			t.Errorf("%s=%q, pcp.conf %s: Version() = %q, want %q", VersionEnv, c.env, filepath.Base(c.conf), got, c.want)
+		}
+	}
+}

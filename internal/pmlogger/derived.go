@@ -31,16 +31,17 @@ type DerivedSource struct {
 func NewDerivedSource(src source.Source, reg *derive.Registry) *DerivedSource {
 	d := &DerivedSource{Source: src, reg: reg, descs: map[string]pmapi.Desc{}}
 	d.ctx = reg.NewContext(d.lookup)
-	d.ev = d.ctx.NewEvaluator(derive.EvalOptions{Names: derive.InstNamerFunc(d.instName)})
+	d.ev = d.ctx.NewEvaluator(derive.EvalOptions{Names: sourceNames{d}})
 	return d
 }
 
 // LoadDerived reads derived metric definitions as libpcp does at start-up
 // ($PCP_DERIVED_CONFIG: unreadable parts skipped) and from --derived
 // FILE (an error), with event.flags and event.missed first, so the
-// configured metrics start at 511.0.3. Messages go to w.
+// configured metrics start at 511.0.3. The language is that of the PCP
+// version pcpkit behaves as (derive.ProcessDialect). Messages go to w.
 func LoadDerived(env, file string, w io.Writer) (*derive.Registry, int, error) {
-	reg := derive.NewRegistry(derive.Dialect603)
+	reg := derive.NewRegistry(derive.ProcessDialect())
 	reg.RegisterEventMetrics()
 	reg.LoadEnvConfig(env, w)
 	if file != "" {
@@ -64,6 +65,21 @@ func (d *DerivedSource) lookup(name string) (pmapi.Desc, bool) {
 	}
 	d.descs[name] = desc
 	return desc, desc.PMID != pmapi.PMIDNull
+}
+
+// sourceNames names the source's instances for [name] and matchinst(),
+// and lists them for the constants of mkconst(..., meta=m) (PCP 6.3.8's
+// language).
+type sourceNames struct{ d *DerivedSource }
+
+func (n sourceNames) InstName(indom pmapi.InDom, inst int32, at pmapi.Timestamp) (string, bool) {
+	return n.d.instName(indom, inst, at)
+}
+
+// InDomInsts is pmGetInDom of the source.
+func (n sourceNames) InDomInsts(indom pmapi.InDom) ([]int32, error) {
+	insts, _, err := n.d.Source.InDom(indom)
+	return insts, err
 }
 
 func (d *DerivedSource) instName(indom pmapi.InDom, inst int32, _ pmapi.Timestamp) (string, bool) {

@@ -708,3 +708,84 @@ func TestEngineDerived(t *testing.T) {
 	}
 	checkReal(t, base)
 }
+
+// TestEngineDerived638: with PCPKIT_PCP_VERSION=6.3.8 pmlogger takes PCP
+// 6.3.8's derived metric language (6.0.3's refuses these expressions) and
+// logs the metrics as 511.2048.N as for 6.0.3.
+func TestEngineDerived638(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "derived.conf")
+	os.WriteFile(conf, []byte("fk.r = rate(fake.counter + fake.counter)\nfk.t = fake.seq > 0 ? fake.seq : novalue()\nfk.d = delta(fake.counter * 2)\nfk.k = mkconst(7, meta=fake.cpu.user)\n"), 0o644)
+	t.Setenv("PCPKIT_PCP_VERSION", "6.0.3")
+	var msgs strings.Builder
+	if reg, _, err := LoadDerived("", conf, &msgs); err != nil || len(reg.Metrics()) != 2 || !strings.Contains(msgs.String(), "syntax error") {
+		t.Fatalf("6.0.3: %v, %d metrics, messages:\n%s", err, len(reg.Metrics()), msgs.String())
+	}
+	t.Setenv("PCPKIT_PCP_VERSION", "6.3.8")
+	msgs.Reset()
+	reg, _, err := LoadDerived("", conf, &msgs)
+	if err != nil || msgs.Len() > 0 || len(reg.Metrics()) != 6 {
+		t.Fatalf("6.3.8: %v, %d metrics, messages:\n%s", err, len(reg.Metrics()), msgs.String())
+	}
+	src := NewDerivedSource(newFake(), reg)
+	groups, warnings, err := ParseGroups([]byte("log mandatory on 1 msec { fk }\n"), "d.config", src, time.Second)
+	if err != nil || warnings != "" {
+		t.Fatalf("%v\n%s", err, warnings)
+	}
+	var log strings.Builder
+	base, _ := record(t, Options{Archive: filepath.Join(dir, "d"), Source: src, Groups: groups, End: Limit{Samples: 4}, Log: &log, Report: true})
+	a, recs := readRecords(t, base)
+	pr, pt, pd, pk := pmapi.NewPMID(511, 2048, 3), pmapi.NewPMID(511, 2048, 4), pmapi.NewPMID(511, 2048, 5), pmapi.NewPMID(511, 2048, 6)
+	insts, _, err := src.InDom(fakesource.InDomCPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range recs[1 : len(recs)-1] {
+		if len(r.VSets) != 4 {
+			t.Fatalf("record %d: %d metrics", i+1, len(r.VSets))
+		}
+		// a constant with the instances of fake.cpu.user's domain
+		if vs := findSet(r, pk); vs == nil || int(vs.NumVal) != len(insts) || vs.Values[0].Inst != insts[0] || vs.Values[0].Insitu != 7 {
+			t.Errorf("record %d: fk.k = %+v, want 7 for each of %v", i+1, vs, insts)
+		}
+		for _, p := range []pmapi.PMID{pr, pt, pd} {
+			if findSet(r, p) == nil {
+				t.Errorf("record %d: no %s", i+1, p)
+			}
+		}
+		seq := int64(i + 2)
+		if v, _ := intValue(t, r, pt); v != seq {
+			t.Errorf("record %d: fk.t = %d, want %d", i+1, v, seq)
+		}
+		if n := findSet(r, pd).NumVal; (i == 0) != (n == 0) {
+			t.Errorf("record %d: delta() has %d values", i+1, n)
+		}
+	}
+	m := a.Meta()
+	for p, name := range map[pmapi.PMID]string{pr: "fk.r", pt: "fk.t", pd: "fk.d", pk: "fk.k"} {
+		if names := m.Names(p); len(names) != 1 || names[0] != name {
+			t.Errorf("%s: names %v, want %s", p, names, name)
+		}
+	}
+	if testenv.FindRealTool("pmlogcheck") == "" && !testenv.Interop() {
+		return
+	}
+	// the real tools read it; pmlogcheck notes the constant's descriptor,
+	// which has the instance domain of fake.cpu.user (another domain's)
+	if _, errb, rc := testenv.RunReal(t, "pmdumplog", "-a", base); rc != 0 || len(errb) != 0 {
+		t.Errorf("real pmdumplog -a %s: rc %d: %s", base, rc, errb)
+	}
+	cout, cerr, _ := testenv.RunReal(t, "pmlogcheck", base)
+	if want := base + ".meta: fk.k [511.2048.6]: domain of pmid (511) != domain of indom (29)\n"; string(cout)+string(cerr) != want {
+		t.Errorf("real pmlogcheck %s: %s%s, want %s", base, cout, cerr, want)
+	}
+}
+
+func findSet(r *pmapi.Result, p pmapi.PMID) *pmapi.ValueSet {
+	for i := range r.VSets {
+		if r.VSets[i].PMID == p {
+			return &r.VSets[i]
+		}
+	}
+	return nil
+}

@@ -114,6 +114,13 @@ func (l liveNames) InstName(indom pmapi.InDom, inst int32, _ pmapi.Timestamp) (s
 	return n, ok
 }
 
+// InDomInsts lists pmcd's instances of indom (pmGetInDom), for the
+// constants of mkconst(..., meta=m) in PCP 6.3.8's language.
+func (l liveNames) InDomInsts(indom pmapi.InDom) ([]int32, error) {
+	insts, _, err := l.s.c.InDom(indom)
+	return insts, err
+}
+
 func (l liveNames) LookupInst(indom pmapi.InDom, name string, _ pmapi.Timestamp) (int32, bool) {
 	id, err := l.s.c.InstID(indom, name)
 	return id, err == nil

@@ -106,6 +106,20 @@ Reporting options:
   -X, --timestamp       include date and microseconds in reported timestamps
 `
 
+// derivedUsage is the --derived line of usage.
+const derivedUsage = "  --derived=FILE        load derived metric definitions from FILE(s)\n"
+
+// usageText is the usage message: the real pmval's, whose --derived line
+// also names the derived metric language when it is not PCP 6.0.3's
+// (derive.ProcessDialect).
+func usageText() string {
+	if derive.ProcessDialect() == derive.Dialect603 {
+		return usage
+	}
+	return strings.Replace(usage, derivedUsage, derivedUsage+
+		"                        (PCP 6.3.8's language: $PCPKIT_PCP_VERSION or pcp.conf)\n", 1)
+}
+
 // options are pmval's settings after the command line.
 type options struct {
 	archives                     []string // -a and -U, in order

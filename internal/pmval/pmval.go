@@ -120,7 +120,7 @@ func (t *tool) run(args []string) int {
 	}
 	usageFail := func() int {
 		io.WriteString(t.errw, pending.String())
-		io.WriteString(t.errw, usage)
+		io.WriteString(t.errw, usageText())
 		return 1
 	}
 	if o.errors == 0 && len(operands) == 0 {

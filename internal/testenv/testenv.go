@@ -194,22 +194,36 @@ func RunCommand(t testing.TB, dir string, env []string, path string, args ...str
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Dir = dir
 	cmd.Env = env
+	what := path + " " + strings.Join(args, " ")
+	stdout, stderr, exitCode = runCmd(t, ctx, cmd, what)
+	if exitCode < 0 {
+		t.Fatalf("%s: killed by a signal\nstderr:\n%s", what, stderr)
+	}
+	return stdout, stderr, exitCode
+}
+
+// runCmd runs cmd (made with ctx, which bounds it) with no standard input,
+// and returns its standard output, standard error and exit code (-1 when a
+// signal killed it). A command that cannot start, or times out, fails the
+// test.
+func runCmd(t testing.TB, ctx context.Context, cmd *exec.Cmd, what string) (stdout, stderr []byte, exitCode int) {
+	t.Helper()
 	cmd.Stdin = nil // /dev/null
 	var out, errb bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &errb
 	err := cmd.Run()
 	if ctx.Err() == context.DeadlineExceeded {
-		t.Fatalf("%s %s: timed out after %v", path, strings.Join(args, " "), RealTimeout)
+		t.Fatalf("%s: timed out after %v", what, RealTimeout)
 	}
 	if err != nil {
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) {
-			t.Fatalf("%s %s: %v", path, strings.Join(args, " "), err)
+			t.Fatalf("%s: %v", what, err)
 		}
 		exitCode = ee.ExitCode()
-		if exitCode < 0 { // killed by a signal
-			t.Fatalf("%s %s: %v\nstderr:\n%s", path, strings.Join(args, " "), err, errb.Bytes())
+		if exitCode < 0 {
+			exitCode = -1
 		}
 	}
 	return out.Bytes(), errb.Bytes(), exitCode

@@ -569,3 +569,28 @@ func TestGoldensMatchRealTool(t *testing.T) {
 		}
 	}
 }
+
+func TestEnv638(t *testing.T) {
+	got := Env638("TZ=EST", "X=1")
+	want := []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/root", "PCP_DERIVED_CONFIG=", "LC_ALL=C", "TZ=EST", "X=1"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Env638 = %q, want %q", got, want)
+	}
+}
+
+// TestReal638: the chroot, where there is one, runs PCP 6.3.8's tools in
+// its own directory with the clean environment.
+func TestReal638(t *testing.T) {
+	c := Real638(t)
+	host, inside := c.TempDir(t)
+	if err := os.WriteFile(filepath.Join(host, "f"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, rc := c.Run(t, inside, []string{"Y=2"}, "sh", "-c", `ls; echo "$TZ $Y $PCP_DERIVED_CONFIG."; pmval --version 2>&1`)
+	if rc != 0 || string(out) != "f\nUTC 2 .\npmval version 6.3.8\n" {
+		t.Errorf("rc %d, output %q", rc, out)
+	}
+	if _, _, rc := c.Run(t, inside, nil, "sh", "-c", "kill -SEGV $$"); rc != -1 {
+		t.Errorf("a crash: rc %d, want -1", rc)
+	}
+}

@@ -61,8 +61,18 @@ var tokens603 = []token{
 	{"L_PATTERN", "tPattern"}, {"L_NOT", "tNot"},
 }
 
-// tokensCurrent are DialectCurrent's tokens beyond those of 6.0.3.
-var tokensCurrent = []token{{"L_NOVALUE", "tNovalue"}, {"L_META", "tMeta"}}
+// tokens638 are the tokens of libpcp 6.3.8 (DialectCurrent) in its
+// declaration order: 6.0.3's with L_META and L_NOVALUE after L_MKCONST.
+var tokens638 = func() []token {
+	var ts []token
+	for _, t := range tokens603 {
+		ts = append(ts, t)
+		if t.name == "L_MKCONST" {
+			ts = append(ts, token{"L_META", "tMeta"}, token{"L_NOVALUE", "tNovalue"})
+		}
+	}
+	return ts
+}()
 
 // rule is a production with what derive does when it reduces it.
 type rule struct {
@@ -96,12 +106,17 @@ const (
 	nameStr = "Metric name"
 )
 
-// grammarOf is the grammar of dialect d, rule for rule as libpcp's gram.y
-// (6.0.3) declares it, with DialectCurrent's additions.
+// grammarOf is the grammar of dialect d, rule for rule as libpcp's
+// derive_parser.y.in declares it: 6.0.3's for Dialect603, 6.3.8's for
+// DialectCurrent. 6.3.8 adds, in this order: the ternary operator with
+// novalue() as an operand (and the rule that refuses it as both), the
+// non-terminal novalue, a mkconst() error rule, meta= in spec, and
+// expressions as the operand of delta(), rate() and instant() (avg(),
+// count(), max(), min() and sum() still take a metric name).
 func grammarOf(d dialect) spec {
 	s := spec{tokens: tokens603}
 	if d == dialectCurrent {
-		s.tokens = append(append([]token(nil), tokens603...), tokensCurrent...)
+		s.tokens = tokens638
 	}
 	for _, t := range s.tokens {
 		s.grammar.Tokens = append(s.grammar.Tokens, t.name)
@@ -165,6 +180,11 @@ func grammarOf(d dialect) spec {
 		add("expr", "expr "+op.tok+" expr", "aBinary")
 	}
 	add("expr", "expr L_QUEST expr L_COLON expr", "aCond")
+	if d == dialectCurrent {
+		add("expr", "expr L_QUEST novalue L_COLON expr", "aCond")
+		add("expr", "expr L_QUEST expr L_COLON novalue", "aCond")
+		add("expr", "expr L_QUEST novalue L_COLON novalue", "aNovalueTwice")
+	}
 	add("expr", "expr L_AND expr", "aBinary")
 	add("expr", "expr L_OR expr", "aBinary")
 	add("expr", "L_NOT expr", "aUnary")
@@ -183,6 +203,13 @@ func grammarOf(d dialect) spec {
 	addErr("expr", "expr L_QUEST error", "aFollow", aexpStr, "QUEST")
 	addErr("expr", "expr L_QUEST expr L_COLON error", "aFollow", aexpStr, "COLON")
 
+	// novalue
+	if d == dialectCurrent {
+		add("novalue", "L_NOVALUE L_LPAREN L_RPAREN", "aNovalue")
+		add("novalue", "L_NOVALUE L_LPAREN speclist L_RPAREN", "aNovalueSpec")
+		addErr("novalue", "L_NOVALUE L_LPAREN error", "aFollow", "metadata keyword", "novalue(")
+	}
+
 	// regexpr, opt_bang
 	add("regexpr", "opt_bang L_PATTERN", "aRegexpr")
 	add("opt_bang", "L_NOT", "aBang")
@@ -195,13 +222,16 @@ func grammarOf(d dialect) spec {
 	add("num", "L_MKCONST L_LPAREN L_INTEGER L_COMMA $@1 speclist L_RPAREN", "aMkconstInt")
 	add("$@2", "", "aSpecDouble")
 	add("num", "L_MKCONST L_LPAREN L_DOUBLE L_COMMA $@2 speclist L_RPAREN", "aMkconstDbl")
+	if d == dialectCurrent {
+		addErr("num", "L_MKCONST L_LPAREN L_INTEGER error", "aFollow", "metadata keyword", "mkconst(type")
+	}
 	add("speclist", "speclist L_COMMA spec", "aDefault")
 	add("speclist", "spec", "aDefault")
 	add("spec", "L_TYPE L_ASSIGN specval", "aSpecType")
 	add("spec", "L_SEMANTICS L_ASSIGN specval", "aSpecSem")
 	add("spec", "L_UNITS L_ASSIGN specval", "aSpecUnits")
 	if d == dialectCurrent {
-		add("spec", "L_META L_ASSIGN specval", "aSpecMeta")
+		add("spec", "L_META L_ASSIGN L_NAME", "aSpecMeta")
 	}
 	add("specval", "L_STRING", "aDefault")
 	add("specval", "L_NAME", "aDefault")
@@ -210,28 +240,29 @@ func grammarOf(d dialect) spec {
 	// func
 	add("func", "L_ANON L_LPAREN L_NAME L_RPAREN", "aAnon")
 	funcs := []string{"L_AVG", "L_COUNT", "L_DELTA", "L_MAX", "L_MIN", "L_SUM", "L_RATE", "L_INSTANT"}
-	operand := "L_NAME"
-	if d == dialectCurrent {
-		operand = "expr"
+	// the operand of each function, and what its error message says
+	// must follow "f(": 6.3.8 takes expressions in delta(), rate() and
+	// instant() (whose message still asks for a metric name)
+	operand := func(f string) (string, string) {
+		if d == dialectCurrent && (f == "L_DELTA" || f == "L_RATE" || f == "L_INSTANT") {
+			if f == "L_INSTANT" {
+				return "expr", nameStr
+			}
+			return "expr", "<expr>"
+		}
+		return "L_NAME", nameStr
 	}
 	for _, f := range funcs {
-		add("func", f+" L_LPAREN "+operand+" L_RPAREN", "aFunc")
+		opnd, _ := operand(f)
+		add("func", f+" L_LPAREN "+opnd+" L_RPAREN", "aFunc")
 	}
 	add("func", "L_DEFINED L_LPAREN L_NAME L_RPAREN", "aFunc")
 	add("func", "L_RESCALE L_LPAREN expr L_COMMA L_STRING L_RPAREN", "aRescale")
 	add("func", "L_MATCHINST L_LPAREN regexpr L_COMMA expr L_RPAREN", "aMatchinst")
 	add("func", "L_SCALAR L_LPAREN expr L_RPAREN", "aScalar")
-	if d == dialectCurrent {
-		add("func", "L_NOVALUE L_LPAREN L_RPAREN", "aNovalue")
-		add("$@3", "", "aNovalueSpec")
-		add("func", "L_NOVALUE L_LPAREN $@3 speclist L_RPAREN", "aNovalue")
-	}
-	what := nameStr
-	if d == dialectCurrent {
-		what = "<expr>"
-	}
 	addErr("func", "L_ANON L_LPAREN error", "aFollow", nameStr, "anon(")
 	for _, f := range funcs {
+		_, what := operand(f)
 		fn := strings.ToLower(strings.TrimPrefix(f, "L_"))
 		addErr("func", f+" L_LPAREN error", "aFollow", what, fn+"(")
 	}
@@ -241,9 +272,6 @@ func grammarOf(d dialect) spec {
 	addErr("func", "L_MATCHINST L_LPAREN regexpr error", "aFollow", ", <expr>)", "matchinst(<filter>")
 	addErr("func", "L_MATCHINST L_LPAREN regexpr L_COMMA error", "aFollow", "<expr>)", "matchinst(<filter>,")
 	addErr("func", "L_SCALAR L_LPAREN error", "aFollow", "<expr>", "scalar(")
-	if d == dialectCurrent {
-		addErr("func", "L_NOVALUE L_LPAREN error", "aFollow", "<metadata>)", "novalue(")
-	}
 
 	for _, r := range s.rules {
 		s.grammar.Rules = append(s.grammar.Rules, r.Rule)
