@@ -136,7 +136,8 @@ func AppendInDomRecord(dst []byte, version int, r *InDomRecord) ([]byte, error) 
 
 // AppendLabelRecord appends a label record (type 3 in Version 2, type 7
 // in Version 3): each set's JSON is inline, followed by its label
-// entries (docs/format.md section 7.3).
+// entries (docs/format.md section 7.3), or by its Err in place of their
+// number when Err is negative.
 func AppendLabelRecord(dst []byte, version int, r *LabelRecord) ([]byte, error) {
 	if err := checkVersion(version); err != nil {
 		return dst, err
@@ -163,6 +164,10 @@ func AppendLabelRecord(dst []byte, version int, r *LabelRecord) ([]byte, error) 
 		dst = appendU32(dst, uint32(s.Inst))
 		dst = appendU32(dst, uint32(len(s.JSON)))
 		dst = append(dst, s.JSON...)
+		if s.Err < 0 {
+			dst = appendU32(dst, uint32(s.Err))
+			continue
+		}
 		dst = appendU32(dst, uint32(len(s.Labels)))
 		for _, l := range s.Labels {
 			dst = binary.BigEndian.AppendUint16(dst, uint16(l.NameOff))

@@ -94,6 +94,11 @@ type LabelSet struct {
 	Inst   int32
 	JSON   string
 	Labels []LabelEntry
+	// Err, when negative, is what the record holds in place of the
+	// number of labels: the error code the PMDA gave for this set (as
+	// pmlogger wrote it), with no labels. libpcp keeps it and reads on;
+	// pmlogextract copies it as it is.
+	Err int32
 }
 
 // LabelRecord is one label record from the .meta file.
@@ -566,8 +571,14 @@ func decodeLabelRecord(b *body, version int) LabelRecord {
 		s := LabelSet{Inst: int32(b.u32())}
 		jl := b.count(1)
 		s.JSON = string(b.bytes(jl))
-		nl := b.count(8)
-		for k := 0; k < nl && !b.bad; k++ {
+		// A negative count is an error code (s.Err), not damage.
+		nl := int32(b.u32())
+		if nl < 0 {
+			s.Err = nl
+		} else if int64(nl)*8 > int64(len(b.b)-b.p) {
+			b.bad = true
+		}
+		for k := 0; k < int(nl) && !b.bad; k++ {
 			w := b.bytes(8)
 			if w == nil {
 				break
