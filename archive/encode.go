@@ -312,7 +312,7 @@ type MetaRecord struct {
 	Raw    []byte // the whole record, both length words included
 
 	Desc  *pmapi.Desc // MetaDesc
-	Names []string    // MetaDesc: the metric's names in record order
+	Names []string    // MetaDesc: the metric's names in record order, as written (NULs and all)
 	InDom *InDomRecord
 	Label *LabelRecord // all its sets, none dropped
 	Text  *HelpText

@@ -359,8 +359,10 @@ func (d *metaDecoder) record(rec []byte, off int64, recno int) error {
 		nn := b.count(4)
 		names := make([]string, 0, nn)
 		for i := 0; i < nn && !b.bad; i++ {
+			// libpcp reads a name as a C string: it ends at its first
+			// NUL (QA vldb-disks pads disk.dev.total with five).
 			l := b.count(1)
-			names = append(names, string(b.bytes(l)))
+			names = append(names, cstring(b.bytes(l)))
 		}
 		if b.bad {
 			return bad("descriptor")

@@ -47,3 +47,35 @@ func TestLabelSetErrorCode(t *testing.T) {
 		}
 	}
 }
+
+// A metric name ends at its first NUL, as libpcp reads it (QA vldb-disks
+// writes disk.dev.total with five NULs after it; the real pmdumplog -d
+// prints "PMID: 1.80.7 (disk.dev.total)"). The record itself keeps them,
+// for a copy.
+func TestNameEndsAtNUL(t *testing.T) {
+	path := sharedPath(t, "pcp-qa-archives", "vldb-disks")
+	a := openT(t, path)
+	p, ok := a.Meta().Lookup("disk.dev.total")
+	if !ok || p != pmapi.NewPMID(1, 80, 7) {
+		t.Fatalf("Lookup(disk.dev.total) = %s, %v; want 1.80.7", p, ok)
+	}
+	if got := a.Meta().Names(p); !cmp.Equal(got, []string{"disk.dev.total"}) {
+		t.Errorf("Names(1.80.7) = %q", got)
+	}
+	if out, _, rc, ok := realDumplog(t, "", "-d", path); ok && (rc != 0 || !strings.Contains(out, "PMID: 1.80.7 (disk.dev.total)\n")) {
+		t.Errorf("real pmdumplog -d (exit %d) does not print the name without its NULs", rc)
+	}
+	mrs, err := a.MetaRecords()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mr := range mrs {
+		if mr.Desc != nil && mr.Desc.PMID == p {
+			if want := []string{"disk.dev.total\x00\x00\x00\x00\x00"}; !cmp.Equal(mr.Names, want) {
+				t.Errorf("MetaRecords names of 1.80.7 = %q, want %q", mr.Names, want)
+			}
+			return
+		}
+	}
+	t.Error("no descriptor record for 1.80.7")
+}
