@@ -191,7 +191,7 @@ func (m *Meta) merge(src *Meta, first bool) error {
 			return pmapi.ErrLogChangeSem
 		case old.InDom != d.InDom:
 			return pmapi.ErrLogChangeInDom
-		case old.Units != d.Units:
+		case !old.Units.Equal(d.Units):
 			return pmapi.ErrLogChangeUnits
 		}
 	}

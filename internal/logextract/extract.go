@@ -506,7 +506,7 @@ func (x *extractor) addDesc(in *input, mr *archive.MetaRecord) error {
 		return &Error{Msg: fmt.Sprintf("Error: metric %s: indom changed from %s to %s!", names, old.desc.InDom, d.InDom), NotCreated: true}
 	case old.desc.Sem != d.Sem:
 		return &Error{Msg: fmt.Sprintf("Error: metric %s: semantics changed from %s to %s!", names, old.desc.Sem, d.Sem), NotCreated: true}
-	case old.desc.Units != d.Units:
+	case !old.desc.Units.Equal(d.Units):
 		return &Error{Msg: fmt.Sprintf("Error: metric %s: units changed from %s to %s!", names, old.desc.Units, d.Units), NotCreated: true}
 	}
 	return nil
