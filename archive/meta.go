@@ -130,9 +130,10 @@ type Meta struct {
 	byName      map[string]pmapi.PMID
 	AllNames    []string // every name, in file order
 
-	InDomRecords []InDomRecord // every indom record, in file order
-	indoms       map[pmapi.InDom][]InDomSnapshot
-	InDomOrder   []pmapi.InDom // instance domains in order of first record
+	InDomRecords []InDomRecord                   // every indom record, in file order
+	indoms       map[pmapi.InDom][]InDomSnapshot // libpcp's history of each, in time order
+	states       map[pmapi.InDom][]InDomSnapshot // the state each record leaves, in file order
+	InDomOrder   []pmapi.InDom                   // instance domains in order of first record
 
 	Size int64 // bytes in the (decompressed) .meta file
 
@@ -149,6 +150,7 @@ func newMeta() *Meta {
 		nodeSeq:     map[string]int{},
 		byName:      map[string]pmapi.PMID{},
 		indoms:      map[pmapi.InDom][]InDomSnapshot{},
+		states:      map[pmapi.InDom][]InDomSnapshot{},
 	}
 }
 
@@ -217,7 +219,9 @@ func (m *Meta) Lookup(name string) (pmapi.PMID, bool) {
 	return p, ok
 }
 
-// InDomHistory returns every snapshot of indom, oldest first.
+// InDomHistory returns the snapshots of indom as libpcp keeps them: in
+// time order (records stamped alike in file order), a repeat of a
+// snapshot at its time left out (see insertState).
 func (m *Meta) InDomHistory(indom pmapi.InDom) []InDomSnapshot { return m.indoms[indom] }
 
 // InDomAt returns the snapshot of indom in force at t: the latest one
@@ -486,21 +490,25 @@ func (m *Meta) addLabels(lr LabelRecord) {
 	m.Labels = append(m.Labels, lr)
 }
 
-// addInDom records an indom record and extends that indom's history.
+// addInDom records an indom record, the state it leaves (deltas applied
+// to the state before it in time) and adds that state to the indom's
+// history as libpcp's addindom does.
 func (m *Meta) addInDom(ir InDomRecord) {
 	m.InDomRecords = append(m.InDomRecords, ir)
 	h, seen := m.indoms[ir.InDom]
 	if !seen {
 		m.InDomOrder = append(m.InDomOrder, ir.InDom)
 	}
+	// pos: after every state stamped at or before the record.
+	pos := sort.Search(len(h), func(i int) bool { return ir.Stamp.Before(h[i].Stamp) })
 	var snap InDomSnapshot
-	if ir.Type == MetaInDomDelta && len(h) > 0 && len(ir.Insts) == 0 {
+	if ir.Type == MetaInDomDelta && pos > 0 && len(ir.Insts) == 0 {
 		// An empty delta changes nothing: share the previous lists
 		// rather than copy them (a damaged .meta may hold millions).
-		prev := h[len(h)-1]
+		prev := h[pos-1]
 		snap.Insts, snap.Names = prev.Insts, prev.Names
-	} else if ir.Type == MetaInDomDelta && len(h) > 0 {
-		prev := h[len(h)-1]
+	} else if ir.Type == MetaInDomDelta && pos > 0 {
+		prev := h[pos-1]
 		del := map[int32]bool{}
 		for i, x := range ir.Insts {
 			if ir.Deleted[i] {
@@ -523,7 +531,62 @@ func (m *Meta) addInDom(ir InDomRecord) {
 		snap.Insts, snap.Names = ir.Insts, ir.Names
 	}
 	snap.Stamp = ir.Stamp
-	m.indoms[ir.InDom] = append(h, snap)
+	m.states[ir.InDom] = append(m.states[ir.InDom], snap)
+	m.indoms[ir.InDom] = insertState(h, pos, snap)
+}
+
+// insertState puts snap at pos in h, a history in time order, where pos
+// ends the states stamped at or before snap, as libpcp's addindom does:
+// a state that is the same as one already at its time (sameState) is not
+// added again; that one moves to the end of its time slot instead, which
+// is where the next search for that time finds it. (QA 540117-short,
+// bigace_v2, pcp-pidstat and pyapi repeat instance domain records.)
+func insertState(h []InDomSnapshot, pos int, snap InDomSnapshot) []InDomSnapshot {
+	for i := pos - 1; i >= 0 && h[i].Stamp == snap.Stamp; i-- {
+		if sameState(&h[i], &snap) {
+			dup := h[i]
+			copy(h[i:pos-1], h[i+1:pos])
+			h[pos-1] = dup
+			return h
+		}
+	}
+	h = append(h, InDomSnapshot{})
+	copy(h[pos+1:], h[pos:])
+	h[pos] = snap
+	return h
+}
+
+// sameState reports whether two states hold the same instances with the
+// same names, in any order (libpcp's sameindom; an instance is assumed to
+// appear once). Their stamps do not count.
+func sameState(a, b *InDomSnapshot) bool {
+	if len(a.Insts) != len(b.Insts) {
+		return false
+	}
+	for i, x := range a.Insts {
+		if i < len(b.Insts) && b.Insts[i] == x {
+			if a.Names[i] != b.Names[i] {
+				return false
+			}
+			continue
+		}
+		name, ok := b.Lookup(x)
+		if !ok || name != a.Names[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// InDomRecordState returns the state the n-th record (from 0, in file
+// order) of indom leaves: its instances, deltas applied. Unlike the
+// history, it has one state per record, repeats included.
+func (m *Meta) InDomRecordState(indom pmapi.InDom, n int) (*InDomSnapshot, bool) {
+	st := m.states[indom]
+	if n < 0 || n >= len(st) {
+		return nil, false
+	}
+	return &st[n], true
 }
 
 // Traverse returns the leaf names at or below name in the order libpcp's

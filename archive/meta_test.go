@@ -79,3 +79,73 @@ func TestNameEndsAtNUL(t *testing.T) {
 	}
 	t.Error("no descriptor record for 1.80.7")
 }
+
+// An instance domain's history is libpcp's: a state that repeats one
+// already at its time is kept once, moved to the end of its time slot.
+func TestInsertState(t *testing.T) {
+	st := func(sec int64, names ...string) InDomSnapshot {
+		s := InDomSnapshot{Stamp: pmapi.Timestamp{Sec: sec}}
+		for _, n := range names {
+			s.Insts = append(s.Insts, int32(n[0]))
+			s.Names = append(s.Names, n)
+		}
+		return s
+	}
+	var h []InDomSnapshot
+	for _, s := range []InDomSnapshot{st(2, "a", "b"), st(1, "x"), st(2, "c"), st(2, "b", "a"), st(3, "a", "b"), st(2, "c", "d")} {
+		pos := 0
+		for pos < len(h) && !s.Stamp.Before(h[pos].Stamp) {
+			pos++
+		}
+		h = insertState(h, pos, s)
+	}
+	// At time 2: "a b" came first, then "c", then "b a" (the same as
+	// "a b": it moves to the end), then "c d".
+	want := []InDomSnapshot{st(1, "x"), st(2, "c"), st(2, "a", "b"), st(2, "c", "d"), st(3, "a", "b")}
+	if diff := cmp.Diff(want, h, cmp.AllowUnexported(InDomSnapshot{})); diff != "" {
+		t.Errorf("history (-want +got):\n%s", diff)
+	}
+}
+
+// QA 540117-short, bigace_v2, pcp-pidstat and pyapi repeat instance
+// domain records (same time, same instances). The history keeps each
+// state once, as the real pmdumplog -i prints them; InDomRecordState has
+// one state per record.
+func TestInDomRepeats(t *testing.T) {
+	for _, name := range []string{"540117-short", "bigace_v2", "pcp-pidstat", "pyapi"} {
+		path := sharedPath(t, "pcp-qa-archives", name)
+		a := openT(t, path)
+		m := a.Meta()
+		states := 0
+		for _, in := range m.InDomOrder {
+			h := m.InDomHistory(in)
+			states += len(h)
+			for i := 1; i < len(h); i++ {
+				if h[i].Stamp.Before(h[i-1].Stamp) {
+					t.Errorf("%s: history of %s goes back in time", name, in)
+				}
+				for j := i - 1; j >= 0 && h[j].Stamp == h[i].Stamp; j-- {
+					if sameState(&h[i], &h[j]) {
+						t.Errorf("%s: history of %s repeats a state at %v", name, in, h[i].Stamp)
+					}
+				}
+			}
+		}
+		if states >= len(m.InDomRecords) {
+			t.Errorf("%s: %d states for %d records: no repeat dropped", name, states, len(m.InDomRecords))
+		}
+		n := map[pmapi.InDom]int{}
+		for _, r := range m.InDomRecords {
+			s, ok := m.InDomRecordState(r.InDom, n[r.InDom])
+			if !ok || s.Stamp != r.Stamp || len(s.Insts) != len(r.Insts) {
+				t.Fatalf("%s: InDomRecordState(%s, %d) = %v, %v for a record of %d instances at %v", name, r.InDom, n[r.InDom], s, ok, len(r.Insts), r.Stamp)
+			}
+			n[r.InDom]++
+		}
+		if out, _, rc, ok := realDumplog(t, "", "-i", path); ok {
+			if got := strings.Count(out, " instances\n"); rc != 0 || got != states {
+				t.Errorf("%s: real pmdumplog -i prints %d states (exit %d), the history has %d", name, got, rc, states)
+			}
+		}
+	}
+}

@@ -83,9 +83,7 @@ type input struct {
 	end   pmapi.Timestamp
 	cur   *archive.Cursor
 
-	meta    []archive.MetaRecord
-	metaPos int
-	indomN  map[pmapi.InDom]int // states of each indom met so far
+	meta *metaStream
 
 	multi     bool          // named by a list or directory of archives
 	res       *pmapi.Result // the next record to write, rebuilt (selected): sel.res
@@ -100,14 +98,21 @@ type input struct {
 	pmcdSeq   int64
 }
 
+// metaStream is the metadata records of an input archive as the real tool
+// reads them: one after the other from the archive's .meta file.
+type metaStream struct {
+	recs   []archive.MetaRecord
+	pos    int
+	indomN map[pmapi.InDom]int // records of each indom read so far
+}
+
 // pending reports whether the input has a record to write.
 func (in *input) pending() bool { return in.res != nil || in.rec != nil }
 
 // indomRec is one state of an instance domain.
 type indomRec struct {
 	stamp   pmapi.Timestamp
-	insts   []int32
-	names   []string
+	state   *archive.InDomSnapshot
 	written bool
 }
 
@@ -239,7 +244,7 @@ func (x *extractor) openInputs() error {
 		if err != nil {
 			return &Error{Msg: fmt.Sprintf("Error: cannot open archive %q: %s", name, archive.ErrText(err))}
 		}
-		in := &input{name: name, a: a, label: a.Label(), pmcdPid: -1, pmcdSeq: -1, indomN: map[pmapi.InDom]int{}}
+		in := &input{name: name, a: a, label: a.Label(), pmcdPid: -1, pmcdSeq: -1}
 		in.multi = name != path && (strings.Contains(name, ",") || isDir(name))
 		x.inputs = append(x.inputs, in)
 		end, err := a.End()
@@ -357,7 +362,7 @@ func (x *extractor) setup() error {
 		if err != nil {
 			return &Error{Msg: fmt.Sprintf("Error: pmaGetLog[meta %s]: %s", in.name, archive.ErrText(err)), NotCreated: true}
 		}
-		in.meta = mrs
+		in.meta = &metaStream{recs: mrs, indomN: map[pmapi.InDom]int{}}
 	}
 	return x.loadMeta()
 }
@@ -368,9 +373,9 @@ func (x *extractor) loadMeta() error {
 	for {
 		more := false
 		for _, in := range x.inputs {
-			for in.metaPos < len(in.meta) {
-				mr := &in.meta[in.metaPos]
-				in.metaPos++
+			for ms := in.meta; ms.pos < len(ms.recs); {
+				mr := &ms.recs[ms.pos]
+				ms.pos++
 				if x.wantMeta(in, mr) {
 					if err := x.addMeta(in, mr); err != nil {
 						return err
@@ -396,7 +401,7 @@ func (x *extractor) loadMeta() error {
 // states before it.)
 func (x *extractor) wantMeta(in *input, mr *archive.MetaRecord) bool {
 	if mr.InDom != nil {
-		in.indomN[mr.InDom.InDom]++
+		in.meta.indomN[mr.InDom.InDom]++
 	}
 	if x.sel == nil {
 		return true
@@ -444,13 +449,12 @@ func (x *extractor) addMeta(in *input, mr *archive.MetaRecord) error {
 		return x.addDesc(in, mr)
 	case mr.InDom != nil:
 		// The state the record leaves (deltas applied).
-		h := in.a.Meta().InDomHistory(mr.InDom.InDom)
-		n := in.indomN[mr.InDom.InDom] - 1
-		if n < 0 || n >= len(h) {
+		st, ok := in.a.Meta().InDomRecordState(mr.InDom.InDom, in.meta.indomN[mr.InDom.InDom]-1)
+		if !ok {
 			return &Error{Msg: fmt.Sprintf("Error: instance domain %s of %s is inconsistent", mr.InDom.InDom, in.name), NotCreated: true}
 		}
 		l := x.indomList(mr.InDom.InDom)
-		l.recs = append(l.recs, &indomRec{stamp: mr.InDom.Stamp, insts: h[n].Insts, names: h[n].Names})
+		l.recs = append(l.recs, &indomRec{stamp: mr.InDom.Stamp, state: st})
 	case mr.Label != nil:
 		t := x.labels[mr.Label.Type]
 		if t == nil {
@@ -1000,7 +1004,7 @@ func (x *extractor) putMetadata(in *input, t pmapi.Timestamp, pmids []pmapi.PMID
 			if ir.written {
 				continue
 			}
-			rec := &archive.InDomRecord{Stamp: t, InDom: indom, Insts: ir.insts, Names: ir.names}
+			rec := &archive.InDomRecord{Stamp: t, InDom: indom, Insts: ir.state.Insts, Names: ir.state.Names}
 			if err := x.w.PutInDom(rec); err != nil {
 				return culled, x.writeErr(err)
 			}
