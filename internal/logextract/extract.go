@@ -99,7 +99,8 @@ type input struct {
 }
 
 // metaStream is the metadata records of an input archive as the real tool
-// reads them: one after the other from the archive's .meta file.
+// reads them: one after the other from the archive's .meta file. Inputs
+// that libpcp gives the same archive control share it (see shareMeta).
 type metaStream struct {
 	recs   []archive.MetaRecord
 	pos    int
@@ -357,7 +358,10 @@ func (x *extractor) setup() error {
 		}
 		x.sel = x.resolveConfig(specs, o.Config, x.errOut)
 	}
-	for _, in := range x.inputs {
+	for k, in := range x.inputs {
+		if in.meta = x.shareMeta(k); in.meta != nil {
+			continue
+		}
 		mrs, err := in.a.MetaRecords()
 		if err != nil {
 			return &Error{Msg: fmt.Sprintf("Error: pmaGetLog[meta %s]: %s", in.name, archive.ErrText(err)), NotCreated: true}
@@ -365,6 +369,26 @@ func (x *extractor) setup() error {
 		in.meta = &metaStream{recs: mrs, indomN: map[pmapi.InDom]int{}}
 	}
 	return x.loadMeta()
+}
+
+// shareMeta returns the metadata stream of an earlier input that input k
+// shares, or nil. libpcp gives a new archive context the archive control
+// of an open one (not of a list or directory) whose archive's base name
+// is the new context's name, exactly as given; the .meta file's read
+// position is in that control, so the real tool reads each record of
+// "pmlogextract A A" once, for one input or the other (but every record
+// twice for "A A.meta", and for "A.meta A.meta").
+func (x *extractor) shareMeta(k int) *metaStream {
+	in := x.inputs[k]
+	if in.multi {
+		return nil
+	}
+	for _, prev := range x.inputs[:k] {
+		if !prev.multi && prev.a.BaseName() == in.name {
+			return prev.meta
+		}
+	}
+	return nil
 }
 
 // loadMeta gathers the wanted metadata of all inputs, one record of each
