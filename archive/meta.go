@@ -137,9 +137,9 @@ type Meta struct {
 
 	Size int64 // bytes in the (decompressed) .meta file
 
-	Labels    []LabelRecord // in file order, repeated label sets dropped
-	labelSeen map[labelKey]string
-	Texts     []HelpText // in file order
+	Labels    []LabelRecord // in file order, repeated label sets dropped as libpcp drops them
+	rawLabels []LabelRecord // every label record, as written
+	Texts     []HelpText    // in file order
 }
 
 func newMeta() *Meta {
@@ -257,6 +257,7 @@ func loadMeta(file string, r io.Reader, start int64, version int) (*Meta, error)
 		n, err := io.ReadFull(r, hdr[:])
 		if err == io.EOF {
 			d.meta.Size = off
+			d.meta.Labels = dropRepeatedLabels(d.meta.rawLabels)
 			return d.meta, nil
 		}
 		if err != nil {
@@ -448,7 +449,7 @@ func (d *metaDecoder) record(rec []byte, off int64, recno int) error {
 		if b.bad {
 			return bad("label")
 		}
-		m.addLabels(lr)
+		m.rawLabels = append(m.rawLabels, lr)
 	case MetaText:
 		t := HelpText{Type: b.u32(), Ident: b.u32()}
 		if b.bad {
@@ -462,32 +463,113 @@ func (d *metaDecoder) record(rec []byte, off int64, recno int) error {
 	return nil
 }
 
-type labelKey struct {
-	typ, ident uint32
-	inst       int32
+// labelChainKey names a chain of label records: their type and ident.
+type labelChainKey struct{ typ, ident uint32 }
+
+// dropRepeatedLabels applies libpcp's check for repeated label sets
+// (__pmCheckDupLabels, run once an archive's metadata are loaded) to
+// recs, in file order, and returns the records it keeps, in that order.
+// libpcp chains the records of each type and ident newest first (those
+// stamped alike in file order) and, walking each chain once, drops from
+// a record the sets that are the same (sameLabelSet) as one of the next
+// record's, then the record itself if no set is left. A set so drops
+// when the record after it in the chain repeats it, even at the same
+// time (QA nvidiagpu-0 holds two records of InDom 3.9's instance labels
+// at 14:02:23.497239535: the first keeps only the two sets the second
+// lacks). The kept records' Sets are new slices; recs is not changed.
+func dropRepeatedLabels(recs []LabelRecord) []LabelRecord {
+	chains := map[labelChainKey][]int{}
+	var keys []labelChainKey
+	for i := range recs {
+		k := labelChainKey{recs[i].Type, recs[i].Ident}
+		if _, ok := chains[k]; !ok {
+			keys = append(keys, k)
+		}
+		chains[k] = append(chains[k], i)
+	}
+	sets := make([][]LabelSet, len(recs))
+	for i := range recs {
+		sets[i] = recs[i].Sets
+	}
+	dropped := make([]bool, len(recs))
+	for _, k := range keys {
+		c := chains[k]
+		sort.SliceStable(c, func(x, y int) bool { return recs[c[y]].Stamp.Before(recs[c[x]].Stamp) })
+		for n := 0; n+1 < len(c); n++ {
+			cur, next := c[n], c[n+1]
+			var kept []LabelSet
+			for _, ls := range sets[cur] {
+				repeated := false
+				for j := range sets[next] {
+					if sameLabelSet(&ls, &sets[next][j]) {
+						repeated = true
+						break
+					}
+				}
+				if !repeated {
+					kept = append(kept, ls)
+				}
+			}
+			sets[cur] = kept
+			dropped[cur] = len(kept) == 0
+		}
+	}
+	out := make([]LabelRecord, 0, len(recs))
+	for i, r := range recs {
+		if !dropped[i] {
+			r.Sets = sets[i]
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
-// addLabels keeps a label record, dropping the label sets that repeat what
-// is already known for the same type, ident and instance (as libpcp does
-// when it loads label metadata); a record with nothing new is dropped.
-func (m *Meta) addLabels(lr LabelRecord) {
-	if m.labelSeen == nil {
-		m.labelSeen = map[labelKey]string{}
+// sameLabelSet is libpcp's samelabelset: the same instance, the same
+// number of labels (or error code), and each label of a found in b by
+// name with the same value. The JSON texts themselves are not compared.
+func sameLabelSet(a, b *LabelSet) bool {
+	if a.Inst != b.Inst || a.count() != b.count() {
+		return false
 	}
-	kept := lr.Sets[:0:0]
-	for _, s := range lr.Sets {
-		k := labelKey{lr.Type, lr.Ident, s.Inst}
-		if old, ok := m.labelSeen[k]; ok && old == s.JSON {
-			continue
+	for _, la := range a.Labels {
+		found := false
+		for _, lb := range b.Labels {
+			na, okA := jsonField(a.JSON, la.NameOff, la.NameLen)
+			nb, okB := jsonField(b.JSON, lb.NameOff, lb.NameLen)
+			if !okA || !okB || na != nb {
+				continue
+			}
+			va, okA := jsonField(a.JSON, la.ValueOff, la.ValueLen)
+			vb, okB := jsonField(b.JSON, lb.ValueOff, lb.ValueLen)
+			if !okA || !okB || va != vb {
+				return false
+			}
+			found = true
+			break
 		}
-		m.labelSeen[k] = s.JSON
-		kept = append(kept, s)
+		if !found {
+			return false
+		}
 	}
-	if len(kept) == 0 && len(lr.Sets) > 0 {
-		return
+	return true
+}
+
+// count is the set's label count as written: Err, or the number of
+// labels.
+func (s *LabelSet) count() int {
+	if s.Err < 0 {
+		return int(s.Err)
 	}
-	lr.Sets = kept
-	m.Labels = append(m.Labels, lr)
+	return len(s.Labels)
+}
+
+// jsonField is the n bytes of a label set's JSON at off, if they are
+// there.
+func jsonField(json string, off, n int) (string, bool) {
+	if off < 0 || n < 0 || off+n > len(json) {
+		return "", false
+	}
+	return json[off : off+n], true
 }
 
 // addInDom records an indom record, the state it leaves (deltas applied

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/pcpkit/pcpkit/pmapi"
 )
@@ -147,5 +148,63 @@ func TestInDomRepeats(t *testing.T) {
 				t.Errorf("%s: real pmdumplog -i prints %d states (exit %d), the history has %d", name, got, rc, states)
 			}
 		}
+	}
+}
+
+// Repeated label sets are dropped as libpcp drops them: each record of a
+// type and ident loses the sets that the record before it in time (or,
+// at the same time, the one after it in the file) has too.
+func TestDropRepeatedLabels(t *testing.T) {
+	set := func(inst int32, v string) LabelSet {
+		return LabelSet{Inst: inst, JSON: `{"a":` + v + `}`, Labels: []LabelEntry{{NameOff: 2, NameLen: 1, ValueOff: 5, ValueLen: len(v)}}}
+	}
+	rec := func(sec int64, typ, ident uint32, sets ...LabelSet) LabelRecord {
+		return LabelRecord{Stamp: pmapi.Timestamp{Sec: sec}, Type: typ, Ident: ident, Sets: sets}
+	}
+	in := []LabelRecord{
+		rec(1, LabelInstances, 9, set(1, "1"), set(2, "2")), // 0
+		rec(2, LabelInstances, 9, set(1, "1"), set(2, "3")), // 1: loses inst 1
+		rec(3, LabelInstances, 9, set(1, "1"), set(2, "3")), // 2: all repeated: dropped
+		rec(4, LabelInstances, 9, set(1, "1"), set(2, "2")), // 3: inst 2 differs from 2's
+		rec(1, LabelItem, 5, set(-1, "7"), set(-1, "8")),    // 4: same time as 5, which has "8"
+		rec(1, LabelItem, 5, set(-1, "8")),                  // 5
+		rec(2, LabelItem, 5),                                // 6: no sets, not the oldest: dropped
+		rec(1, LabelDomain, 3),                              // 7: no sets, the oldest: kept
+		rec(1, LabelInDom, 4, LabelSet{Inst: -1, Err: -22}), // 8
+		rec(2, LabelInDom, 4, LabelSet{Inst: -1, Err: -22}), // 9: the same error: dropped
+	}
+	want := []LabelRecord{in[0], rec(2, LabelInstances, 9, set(2, "3")), rec(4, LabelInstances, 9, set(2, "2")),
+		rec(1, LabelItem, 5, set(-1, "7")), in[5], in[7], in[8]}
+	if diff := cmp.Diff(want, dropRepeatedLabels(in), cmp.Comparer(func(a, b []LabelSet) bool { return cmp.Equal([]LabelSet(a), []LabelSet(b), cmpopts.EquateEmpty()) })); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if len(in[1].Sets) != 2 {
+		t.Error("the input records were changed")
+	}
+}
+
+// QA nvidiagpu-0 holds two records of InDom 3.9's instance labels at its
+// first time; the real pmdumplog -e prints the first with only pids
+// 59155 and 59156 (which the second lacks), then the second whole.
+func TestLabelsAtOneTime(t *testing.T) {
+	path := sharedPath(t, "pcp-qa-archives", "nvidiagpu-0")
+	a := openT(t, path)
+	var got [][]int32
+	first := a.Meta().Labels[0].Stamp
+	for _, lr := range a.Meta().Labels {
+		if lr.Type == LabelInstances && lr.Ident == uint32(pmapi.NewInDom(3, 9)) && lr.Stamp == first {
+			var insts []int32
+			for _, s := range lr.Sets {
+				insts = append(insts, s.Inst)
+			}
+			got = append(got, insts)
+		}
+	}
+	if len(got) != 2 || !cmp.Equal(got[0], []int32{59155, 59156}) || len(got[1]) != 465 {
+		t.Errorf("records of InDom 3.9 instance labels at the first time: %v", got)
+	}
+	if out, _, rc, ok := realDumplog(t, "", "-e", path); ok && (rc != 0 || !strings.Contains(out, "InDom 120.1 labels (58 bytes)") ||
+		!strings.Contains(out, "    InDom 3.9[59155] labels (13 bytes): {\"pid\":59155}\n        [0] name(2,3) : value(7,5) [instances]\n    InDom 3.9[59156] labels (13 bytes): {\"pid\":59156}\n        [0] name(2,3) : value(7,5) [instances]\n    InDom 3.9[1] labels")) {
+		t.Errorf("real pmdumplog -e (exit %d) does not print pids 59155 and 59156 first", rc)
 	}
 }

@@ -227,9 +227,10 @@ func (m *Meta) merge(src *Meta, first bool) error {
 		m.indoms[ind] = h
 		m.states[ind] = append(m.states[ind], src.states[ind]...)
 	}
-	for _, l := range src.Labels {
-		m.addLabels(l)
-	}
+	// libpcp checks for repeats again over all the label records loaded
+	// so far: the kept ones of the earlier archives, all of this one's.
+	m.rawLabels = append(m.rawLabels, src.rawLabels...)
+	m.Labels = dropRepeatedLabels(append(m.Labels, src.rawLabels...))
 	m.Texts = append(m.Texts, src.Texts...)
 	m.Size += src.Size
 	return nil
