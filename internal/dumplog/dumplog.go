@@ -317,7 +317,7 @@ func (d *dumper) stampX(b []byte, t pmapi.Timestamp, ver, xflag int) []byte {
 		}
 	}
 	if xflag > 2 {
-		b = fmt.Appendf(b, " %d", t.Sec)
+		b = fmt.Appendf(b, " %d", uint64(t.Sec)) // printed as unsigned, as the real tool does
 	}
 	return b
 }

@@ -244,3 +244,38 @@ func TestInteropEmptyVolumes(t *testing.T) {
 		}
 	}
 }
+
+// TestInteropIndexChecks compares -t's integrity checks: QA's damaged
+// temporal indexes (badti-*: illegal and backward stamps, offsets that
+// decrease), and a copy of 20190628.04.03 without its second volume,
+// whose two index entries get one "file missing" warning.
+func TestInteropIndexChecks(t *testing.T) {
+	testenv.RealTool(t, "pmdumplog")
+	bad := testenv.SharedDir(t, "pcp-qa-badarchives")
+	missing := t.TempDir()
+	qa := testenv.SharedDir(t, "pcp-qa-archives")
+	for _, ext := range []string{".0.xz", ".index", ".meta.xz"} {
+		b, err := os.ReadFile(filepath.Join(qa, "20190628.04.03"+ext))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(missing, "20190628.04.03"+ext), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ dir, archive string }{
+		{bad, "badti-1"}, {bad, "badti-2"}, {bad, "badti-3"}, {bad, "badti-4"}, {missing, "20190628.04.03"},
+	} {
+		for _, mode := range []string{"-t", "-xxx -t"} {
+			args := append(strings.Fields(mode), c.archive)
+			t.Run(c.archive+"/"+mode, func(t *testing.T) {
+				wout, werr, wrc := testenv.RunRealIn(t, c.dir, "pmdumplog", args...)
+				if c.dir == missing && bytes.Count(wout, []byte("Warning: file missing for log volume 1\n")) != 1 {
+					t.Fatalf("the real pmdumplog does not warn once of the missing volume:\n%s", wout)
+				}
+				out, errs, rc := run(t, c.dir, args)
+				testenv.CompareRun(t, "pmdumplog", "pmdumplog "+strings.Join(args, " "), string(wout), string(werr), wrc, out, errs, rc)
+			})
+		}
+	}
+}
