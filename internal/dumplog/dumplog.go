@@ -242,6 +242,11 @@ func (d *dumper) run(args []string) int {
 	if rc := d.setZone(); rc != 0 {
 		return rc
 	}
+	if _, err := a.End(); err != nil {
+		// pmGetContextOptions: the end is unknown, and said so.
+		d.out.Flush()
+		fmt.Fprint(d.errw, getopt.UnknownEnd("pmdumplog", name, archive.ErrText(err)))
+	}
 	if len(operands) > 1 {
 		if rc := d.selectMetrics(operands[1:]); rc != 0 {
 			return rc

@@ -279,3 +279,24 @@ func TestInteropIndexChecks(t *testing.T) {
 		}
 	}
 }
+
+// TestInteropUnknownEnd: QA's badlen-2 and badlen-3 lose the end of their
+// only record, so no end can be found: the real pmdumplog warns ("Cannot
+// locate end of archive", after -z's note) and prints "ending UNKNOWN".
+func TestInteropUnknownEnd(t *testing.T) {
+	testenv.RealTool(t, "pmdumplog")
+	dir := testenv.SharedDir(t, "pcp-qa-badarchives")
+	for _, a := range []string{"badlen-2", "badlen-3"} {
+		for _, mode := range []string{"-l", "-L", "-a", "-m", "-z -l", "-S +1 -T +3", "-t", "-x -e -i"} {
+			args := append(strings.Fields(mode), a)
+			t.Run(a+"/"+mode, func(t *testing.T) {
+				wout, werr, wrc := testenv.RunRealIn(t, dir, "pmdumplog", args...)
+				if !bytes.Contains(werr, []byte("Cannot locate end of archive "+a)) {
+					t.Fatalf("the real pmdumplog does not warn of the unknown end:\n%s", werr)
+				}
+				out, errs, rc := run(t, dir, args)
+				testenv.CompareRun(t, "pmdumplog", "pmdumplog "+strings.Join(args, " "), string(wout), string(werr), wrc, out, errs, rc)
+			})
+		}
+	}
+}

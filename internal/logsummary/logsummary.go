@@ -26,6 +26,7 @@ import (
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/cnum"
+	"github.com/pcpkit/pcpkit/internal/getopt"
 	"github.com/pcpkit/pcpkit/internal/metricspec"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
@@ -67,7 +68,7 @@ Options:
 `
 
 // intMax is the end the tools use when an archive's end cannot be found.
-const intMax = 2147483647
+const intMax = getopt.UnknownEndSec
 
 // summary holds the options and state of one run.
 // nameSpace answers name lookups: the archives' namespace, or the one
@@ -627,9 +628,7 @@ func (s *summary) window() int {
 	end, err := s.set.End()
 	if err != nil {
 		end = pmapi.Timestamp{Sec: intMax}
-		fmt.Fprintf(s.errw, "pmlogsummary: Cannot locate end of archive %s: %s\n", s.archiveName, archive.ErrText(err))
-		fmt.Fprint(s.errw, "\nWARNING: This archive is sufficiently damaged that it may not be possible to\n")
-		fmt.Fprint(s.errw, "         produce complete information.  Continuing and hoping for the best.\n\n")
+		fmt.Fprint(s.errw, getopt.UnknownEnd("pmlogsummary", s.archiveName, archive.ErrText(err)))
 	}
 	end = trunc(end)
 	spec := pcptime.WindowSpec{}

@@ -369,3 +369,23 @@ func TestInteropInstanceNames(t *testing.T) {
 		compareReal(t, dir, args)
 	}
 }
+
+// TestInteropUnknownEnd: QA's badlen-2 and badlen-3 lose the end of their
+// only record, so no end can be found: the real pmval warns ("Cannot locate
+// end of archive"), prints no end: line and takes every sample.
+func TestInteropUnknownEnd(t *testing.T) {
+	testenv.RealTool(t, "pmval")
+	dir := testenv.SharedDir(t, "pcp-qa-badarchives")
+	for _, a := range []string{"badlen-2", "badlen-3"} {
+		for _, opts := range [][]string{{}, {"-t", "1"}, {"-z"}, {"-S", "+1", "-T", "+5", "-t", "1"}, {"-s", "3"}, {"-r"}, {"-U", a}} {
+			args := append(append([]string{"-a", a}, opts...), "sample.seconds")
+			t.Run(strings.Join(args, " "), func(t *testing.T) {
+				_, werr, _ := testenv.RunCommand(t, dir, testenv.RealEnv(), testenv.RealTool(t, "pmval"), args...)
+				if !bytes.Contains(werr, []byte("Cannot locate end of archive "+a)) {
+					t.Fatalf("the real pmval does not warn of the unknown end:\n%s", werr)
+				}
+				compareReal(t, dir, args)
+			})
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pcpkit/pcpkit/internal/getopt"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
@@ -112,8 +113,10 @@ func (t *tool) printHeader() {
 		}
 		w.WriteString("start:     ")
 		w.WriteString(t.ctime(start.Sec))
-		w.WriteString("end:       ")
-		w.WriteString(t.ctime(end.Sec))
+		if end.Sec != getopt.UnknownEndSec {
+			w.WriteString("end:       ")
+			w.WriteString(t.ctime(end.Sec))
+		}
 	}
 	if !t.events {
 		w.WriteString("semantics: ")
