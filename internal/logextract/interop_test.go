@@ -292,6 +292,7 @@ func TestInteropMerge(t *testing.T) {
 	testenv.RealTool(t, "pmlogcheck")
 	m := testenv.SharedDir(t, "pcp-made-archives")
 	q := testenv.SharedDir(t, "pcp-qa-archives")
+	b := testenv.SharedDir(t, "pcp-qa-badarchives")
 	mk := func(s ...string) []string {
 		var out []string
 		for _, x := range s {
@@ -300,6 +301,8 @@ func TestInteropMerge(t *testing.T) {
 				out = append(out, x)
 			case strings.HasPrefix(x, "q:"):
 				out = append(out, filepath.Join(q, x[2:]))
+			case strings.HasPrefix(x, "b:"):
+				out = append(out, filepath.Join(b, x[2:]))
 			default:
 				out = append(out, filepath.Join(m, x))
 			}
@@ -329,9 +332,11 @@ func TestInteropMerge(t *testing.T) {
 		mk("q:20180127.08.40", "q:20180127.08.40"), mk("q:bigace_v2", "q:bigace_v2"),
 		mk("q:bigace_v2", "q:bigace_v2.meta"), mk("q:bigace_v2.meta", "q:bigace_v2"),
 		mk("q:pcp-pidstat", "q:pcp-pidstat.0", "q:pcp-pidstat"),
+		// a volume shorter than a label's first two words is empty
+		mk("b:badlen-4", "q:ok-foo"),
 	} {
 		args := args
-		name := strings.ReplaceAll(strings.ReplaceAll(strings.Join(args, " "), m+"/", ""), q+"/", "")
+		name := strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(strings.Join(args, " "), m+"/", ""), q+"/", ""), b+"/", "")
 		// (no comma in the name: the test's directory would read as a
 		// list of archives)
 		name = strings.ReplaceAll(name, ",", "+")
