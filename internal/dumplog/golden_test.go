@@ -3,6 +3,7 @@ package dumplog
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -298,5 +299,39 @@ func TestInteropUnknownEnd(t *testing.T) {
 				testenv.CompareRun(t, "pmdumplog", "pmdumplog "+strings.Join(args, " "), string(wout), string(werr), wrc, out, errs, rc)
 			})
 		}
+	}
+}
+
+// TestInteropInstancesBeforeInDom: a record older than its instance
+// domain's first state has no instance names (`inst [0 or ???]`). The
+// archive is QA src-rattle with hinv.ndisk moved into indom 1.5 (whose
+// only state is an hour after hinv.ndisk's one record) and that domain's
+// instance 1 renumbered 0, both by the real pmlogrewrite.
+func TestInteropInstancesBeforeInDom(t *testing.T) {
+	testenv.RealTool(t, "pmdumplog")
+	rewrite := testenv.RealTool(t, "pmlogrewrite")
+	dir := t.TempDir()
+	src := filepath.Join(testenv.SharedDir(t, "pcp-qa-archives"), "src-rattle")
+	for i, rule := range []string{"metric hinv.ndisk { indom -> 1.5 }", "indom 1.5 { inst 1 -> 0 }"} {
+		cfg := filepath.Join(dir, fmt.Sprintf("c%d", i))
+		if err := os.WriteFile(cfg, []byte(rule+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		in, out := src, filepath.Join(dir, fmt.Sprintf("r%d", i))
+		if i > 0 {
+			in = filepath.Join(dir, fmt.Sprintf("r%d", i-1))
+		}
+		if o, e, rc := testenv.RunCommand(t, dir, testenv.RealEnv(), rewrite, "-c", cfg, in, out); rc != 0 {
+			t.Fatalf("pmlogrewrite %s: exit %d\n%s%s", rule, rc, o, e)
+		}
+	}
+	for _, mode := range []string{"-m", "-a", "-r", "-x -m"} {
+		args := append(strings.Fields(mode), "r1")
+		wout, werr, wrc := testenv.RunRealIn(t, dir, "pmdumplog", args...)
+		if !bytes.Contains(wout, []byte("(hinv.ndisk): inst [0 or ???] value 2")) {
+			t.Fatalf("the real pmdumplog %s does not print hinv.ndisk's instance as ???:\n%s", mode, wout)
+		}
+		out, errs, rc := run(t, dir, args)
+		testenv.CompareRun(t, "pmdumplog", "pmdumplog "+strings.Join(args, " "), string(wout), string(werr), wrc, out, errs, rc)
 	}
 }
