@@ -448,3 +448,34 @@ func TestInteropErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestInteropStdoutBuffering runs both tools with stdout and stderr on
+// one pipe (2>&1): the real tool's stdout is buffered as C's stdio
+// buffers it off a terminal, so -z's "Note: timezone" comes after the
+// warnings printed since (QA tzchange-10-a with tzchange-12-b).
+func TestInteropStdoutBuffering(t *testing.T) {
+	q := testenv.SharedDir(t, "pcp-qa-archives")
+	for _, opts := range [][]string{{"-z"}, {"-Z", "UTC"}, {"-z", "-f"}} {
+		t.Run(strings.Join(opts, " "), func(t *testing.T) {
+			dir := t.TempDir()
+			args := append(append([]string(nil), opts...), filepath.Join(q, "tzchange-10-a"), filepath.Join(q, "tzchange-12-b"))
+			cmd := exec.Command(testenv.RealTool(t, realExtract), append(args, filepath.Join(dir, "real"))...)
+			cmd.Env = testenv.RealEnv()
+			var real bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &real, &real
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("real pmlogextract: %v\n%s", err, real.Bytes())
+			}
+			if !bytes.HasPrefix(real.Bytes(), []byte("pmlogextract: Warning: timezone mismatch")) || !bytes.Contains(real.Bytes(), []byte("Note: timezone")) {
+				t.Fatalf("the real tool's note does not follow its warning:\n%s", real.Bytes())
+			}
+			var ours bytes.Buffer
+			if rc := Main(append(args, filepath.Join(dir, "ours")), &ours, &ours); rc != 0 {
+				t.Fatalf("exit status %d:\n%s", rc, ours.Bytes())
+			}
+			if got := strings.ReplaceAll(ours.String(), "ours", "real"); got != real.String() {
+				t.Errorf("2>&1 output differs:\nreal:\n%s\npcpkit:\n%s", real.Bytes(), got)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package logextract
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -66,6 +67,12 @@ Options:
 // volume and the metadata file, with xz (the default of --compress) or
 // zstd, as pmlogger_daily compresses an archive (the index stays plain).
 func Main(args []string, stdout, stderr io.Writer) int {
+	out := newCStdout(stdout)
+	defer out.Flush()
+	return run(args, out, stderr)
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
 	const prog = "pmlogextract"
 	args, extras := splitExtras(args)
 	opts, operands, perr := getopt.Parse(args, shortOpts, longOpts)
@@ -335,4 +342,54 @@ func labelZone(name string) (string, string, error) {
 	}
 	defer a.Close()
 	return a.Label().TZ, a.Label().Hostname, nil
+}
+
+// cStdout is the real tool's stdout as C's stdio buffers it: by lines on
+// a terminal, otherwise in blocks of 4 KiB (a pipe's or a file's block
+// size) written when full and at exit. The real tool never flushes it,
+// so under 2>&1 its notes follow the warnings written on stderr since.
+type cStdout struct {
+	w    io.Writer
+	buf  []byte
+	line bool // line buffered: a terminal
+}
+
+const stdioBlock = 4096
+
+func newCStdout(w io.Writer) *cStdout {
+	c := &cStdout{w: w}
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			c.line = true
+		}
+	}
+	return c
+}
+
+func (c *cStdout) Write(p []byte) (int, error) {
+	total := len(p)
+	for len(p) > 0 {
+		n := min(len(p), stdioBlock-len(c.buf))
+		c.buf = append(c.buf, p[:n]...)
+		p = p[n:]
+		if len(c.buf) == stdioBlock {
+			if err := c.Flush(); err != nil {
+				return total - len(p), err
+			}
+		}
+	}
+	if c.line && bytes.IndexByte(c.buf, '\n') >= 0 {
+		return total, c.Flush()
+	}
+	return total, nil
+}
+
+// Flush writes what is buffered.
+func (c *cStdout) Flush() error {
+	if len(c.buf) == 0 {
+		return nil
+	}
+	_, err := c.w.Write(c.buf)
+	c.buf = c.buf[:0]
+	return err
 }
