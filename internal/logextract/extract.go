@@ -349,14 +349,16 @@ func (x *extractor) setup() error {
 		}
 		specs, err := parseConfig(f)
 		f.Close()
+		// The real tool looks each metric up as its parser reduces it:
+		// the warnings of those before a syntax error come first.
+		x.sel = x.resolveConfig(specs, o.Config, x.errOut)
 		if err != nil {
 			var se *cfgSyntaxError
 			if errors.As(err, &se) {
-				return &Error{Msg: fmt.Sprintf("Specification error in configuration file (%s)\n[line %d] syntax error", o.Config, se.line), NoPrefix: true}
+				return &Error{Msg: fmt.Sprintf("Specification error in configuration file (%s)\n%s", o.Config, se), NoPrefix: true}
 			}
 			return err
 		}
-		x.sel = x.resolveConfig(specs, o.Config, x.errOut)
 	}
 	for k, in := range x.inputs {
 		if in.meta = x.shareMeta(k); in.meta != nil {

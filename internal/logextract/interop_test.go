@@ -479,3 +479,32 @@ func TestInteropStdoutBuffering(t *testing.T) {
 		})
 	}
 }
+
+// TestInteropConfigErrors runs both tools with configurations the real
+// parser rejects or half accepts: the lexer's "Unexpected character"
+// errors, syntax errors after metrics already looked up (whose warnings
+// come first), instances that are not there (none valid: nothing is
+// extracted), and the real lexer's numbers, names, quotes and commas.
+func TestInteropConfigErrors(t *testing.T) {
+	testenv.RealTool(t, realExtract)
+	testenv.RealTool(t, "pmdumplog")
+	testenv.RealTool(t, "pmlogcheck")
+	q := testenv.SharedDir(t, "pcp-qa-archives")
+	for i, cfg := range []string{
+		"sample.bin [ 100 ]\nno.such.metric\nsample.colour @", "sample.bin $", "no.such\nsample.bin [ \"bin-100\" \"nosuch\" ]\n&",
+		"{", "sample.bin [", "no.such ]", "no.such 5", "no.such\n5", "sample.bin [ 100 \"nosuch\" ] ]", "no.such [ 1 2",
+		"no.such [ 1 2 \"x", "no.such\n\"x", "no.such [ 1 ] @", "no.such \"x\"", "no.such\n[ 1 ]\n@",
+		"sample.bin [ \"bin\n-100\" ]", "sample.bin [ 'bin-100' ]", "sample.bin [ -5 ]", "sample.bin [ 1a ]",
+		"sample.bin [ 99999999999 ]", "sample.bin [ bin-100 ]", "_sample", "sample.bin [ \"\" ]", "sample.bin [ 'a\"b' ]",
+		"sample.bin [ 1,,2 ]", "sample.bin,,sample.colour", "sample.bin [ 0x10 ]", "sample.bin [ 100. ]",
+		"sample.bin [ nosuch\n ]", "sample.bin [ ]", ",sample.bin", "sample.bin,", "sample.bin [ 1 , ]",
+		"sample.bin\n,\nno.such", "sample.bin [ nosuch ] no.such", "sample.bin [ nosuch ] sample.colour",
+		"sample.bin [ 100 200 300 ] sample.colour [ red, green ] sample",
+	} {
+		t.Run(fmt.Sprintf("config%d", i), func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "c")
+			writeFile(t, f, cfg+"\n")
+			interopCase(t, []string{"-c", f, filepath.Join(q, "ok-foo")})
+		})
+	}
+}
