@@ -1157,6 +1157,29 @@ func (w *Writer) Close() error {
 	return err
 }
 
+// Abandon closes the files as they are, with what was written flushed but
+// without the closing index entry, fsync or compression: what PCP 6.0.3's
+// pmlogextract -d leaves after a fatal error.
+func (w *Writer) Abandon() error {
+	if w.closed {
+		return ErrWriterClosed
+	}
+	err := w.err
+	if err == nil {
+		err = w.flushAll()
+	}
+	w.closed = true
+	for _, f := range []*outFile{w.meta, w.data, w.index} {
+		if f == nil {
+			continue
+		}
+		if cerr := f.f.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
 // compressSuffix is the file name suffix of a compression.
 func compressSuffix(algo string) (string, error) {
 	switch algo {

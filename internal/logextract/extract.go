@@ -880,8 +880,7 @@ func (x *extractor) putRecord(in *input, mintime pmapi.Timestamp) error {
 			x.pmids = append(x.pmids, in.res.VSets[i].PMID)
 		}
 	}
-	culled, err := x.putMetadata(in, in.stamp, x.pmids)
-	if err != nil {
+	if err := x.putMetadata(in.stamp, x.pmids); err != nil {
 		return err
 	}
 	if x.opt.VolSamples > 0 && x.written > 0 && x.written%x.opt.VolSamples == 0 {
@@ -892,25 +891,11 @@ func (x *extractor) putRecord(in *input, mintime pmapi.Timestamp) error {
 		b = pcptime.AppendStamp(b, x.zone().Civil(in.stamp.Sec), int64(in.stamp.Nsec), 9)
 		fmt.Fprintf(x.errOut, "%s: New log volume %d, at %s\n", x.opt.progName, x.w.Volume(), b)
 	}
-	res := in.res
-	switch {
-	case in.rec != nil && !culled:
+	var err error
+	if in.rec != nil {
 		err = x.w.PutRecord(in.rec)
-	case in.rec != nil:
-		res = in.rec.Result()
-		fallthrough
-	default:
-		if culled {
-			// metrics without a descriptor are left out
-			keep := res.VSets[:0]
-			for _, v := range res.VSets {
-				if _, ok := x.descs[v.PMID]; ok {
-					keep = append(keep, v)
-				}
-			}
-			res.VSets = keep
-		}
-		err = x.w.PutResult(res)
+	} else {
+		err = x.w.PutResult(in.res)
 	}
 	if err != nil {
 		return x.writeErr(err)
@@ -965,10 +950,11 @@ func (x *extractor) writeErr(err error) error {
 // abandon removes a partial output, as the real tool does after a fatal
 // error (unless -d).
 func (x *extractor) abandon() {
-	x.w.Close()
 	if x.opt.Desperate {
+		x.w.Abandon()
 		return
 	}
+	x.w.Close()
 	names := []string{x.opt.Output + ".meta", x.opt.Output + ".index"}
 	for v := x.w.Volume(); v >= 0; v-- {
 		names = append(names, fmt.Sprintf("%s.%d", x.opt.Output, v))
@@ -984,23 +970,22 @@ func (x *extractor) abandon() {
 // putMetadata writes what a record at t with the metrics pmids needs,
 // for each metric in order: its descriptor, item, domain and cluster
 // labels and help texts, then the state of its instance domain in force,
-// with that domain's labels and help texts. It reports whether some
-// metrics have no descriptor (their value sets are to be left out).
-// What is written, or known to be absent, is remembered so that a
-// record whose metadata are all out costs a few flag tests per metric.
-func (x *extractor) putMetadata(in *input, t pmapi.Timestamp, pmids []pmapi.PMID) (bool, error) {
-	culled := false
+// with that domain's labels and help texts. A metric without a
+// descriptor stops the extraction, as it stops PCP 6.0.3's (QA
+// 20230506.20.02-01 in the bad archives; later versions warn and leave
+// the metric out). What is written, or known to be absent, is remembered
+// so that a record whose metadata are all out costs a few flag tests per
+// metric.
+func (x *extractor) putMetadata(t pmapi.Timestamp, pmids []pmapi.PMID) error {
 	for _, p := range pmids {
 		d, ok := x.descs[p]
 		if !ok {
-			fmt.Fprintf(x.errOut, "%s: Warning: [log %s] metadata for PMID %s has not been found, culling this metric ...\n", x.opt.progName, in.name, p)
-			culled = true
-			continue
+			return &Error{Msg: fmt.Sprintf("Error: meta data (TYPE_DESC) for pmid %s has not been found.", p), NotCreated: !x.opt.Desperate}
 		}
 		if !d.static {
 			done, err := x.putMetricMeta(d, t)
 			if err != nil {
-				return culled, err
+				return err
 			}
 			d.static = done
 		}
@@ -1032,19 +1017,19 @@ func (x *extractor) putMetadata(in *input, t pmapi.Timestamp, pmids []pmapi.PMID
 			}
 			rec := &archive.InDomRecord{Stamp: t, InDom: indom, Insts: ir.state.Insts, Names: ir.state.Names}
 			if err := x.w.PutInDom(rec); err != nil {
-				return culled, x.writeErr(err)
+				return x.writeErr(err)
 			}
 			ir.written = true
 		}
 		if !l.extrasDone {
 			done, err := x.putInDomExtras(indom, t)
 			if err != nil {
-				return culled, err
+				return err
 			}
 			l.extrasDone = done
 		}
 	}
-	return culled, nil
+	return nil
 }
 
 // putMetricMeta writes a metric's descriptor, item, domain and cluster

@@ -334,6 +334,10 @@ func TestInteropMerge(t *testing.T) {
 		mk("q:pcp-pidstat", "q:pcp-pidstat.0", "q:pcp-pidstat"),
 		// a volume shorter than a label's first two words is empty
 		mk("b:badlen-4", "q:ok-foo"),
+		// a metric without a descriptor stops PCP 6.0.3's pmlogextract
+		// (later versions leave it out); -d keeps what was written,
+		// without the closing index entry
+		mk("b:20230506.20.02-01"), mk("-d", "b:20230506.20.02-01"),
 	} {
 		args := args
 		name := strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(strings.Join(args, " "), m+"/", ""), q+"/", ""), b+"/", "")
