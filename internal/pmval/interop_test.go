@@ -2,8 +2,10 @@ package pmval
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,10 +31,22 @@ func run(t *testing.T, dir string, args []string, env ...string) (string, string
 	return out.String(), errb.String(), rc
 }
 
+// knownRealCrashes are runs in which PCP 6.0.3's pmval dies of SIGABRT after
+// printing every value (glibc: "double free or corruption (out)"): its
+// stdout is compared, and pcpkit's pmval must end normally. QA gfs holds
+// records stamped earlier than the one before them; in this window the
+// real pmval frees something twice when it finishes.
+var knownRealCrashes = map[string]string{
+	"-a gfs -t 5720000msec -S +49028571msec -T -49028571msec gfs.fmb": "double free or corruption (out)",
+}
+
 // compareReal runs the real pmval and pcpkit's with args in dir and
 // reports any difference.
 func compareReal(t *testing.T, dir string, args []string, env ...string) bool {
 	t.Helper()
+	if msg, ok := knownRealCrashes[strings.Join(args, " ")]; ok {
+		return compareRealCrash(t, dir, args, msg)
+	}
 	wout, werr, wrc := testenv.RunCommand(t, dir, testenv.RealEnv(env...), testenv.RealTool(t, "pmval"), args...)
 	out, errs, rc := run(t, dir, args, env...)
 	ok := true
@@ -50,6 +64,28 @@ func compareReal(t *testing.T, dir string, args []string, env ...string) bool {
 		ok = false
 	}
 	return ok
+}
+
+// compareRealCrash runs a case of knownRealCrashes: the real pmval must die
+// of a signal with msg on stderr; its stdout is compared.
+func compareRealCrash(t *testing.T, dir string, args []string, msg string) bool {
+	t.Helper()
+	cmd := exec.Command(testenv.RealTool(t, "pmval"), args...)
+	cmd.Dir, cmd.Env = dir, testenv.RealEnv()
+	var wout, werr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &wout, &werr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != -1 || !strings.Contains(werr.String(), msg) {
+		t.Errorf("the real pmval %s no longer crashes (%v, stderr %q): drop it from knownRealCrashes", strings.Join(args, " "), err, werr.String())
+		return false
+	}
+	out, errs, rc := run(t, dir, args)
+	if d := cmp.Diff(wout.String(), out); d != "" || errs != "" || rc != 0 {
+		t.Errorf("pmval %s: stdout differs from the crashing real pmval's (-real +pcpkit):\n%s\nstderr %q, exit %d", strings.Join(args, " "), d, errs, rc)
+		return false
+	}
+	return true
 }
 
 // TestInteropAdhoc compares the command line in $PMVAL_ARGS (run in
