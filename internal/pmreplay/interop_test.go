@@ -3,6 +3,8 @@ package pmreplay
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -132,6 +134,60 @@ func TestJSON(t *testing.T) {
 			if filled != len(doc.Metrics) {
 				t.Fatalf("%s line %d: %d values in the CSV, %d in JSON\n%s\n%s", a, i+1, filled, len(doc.Metrics), cl[i], l)
 			}
+		}
+	}
+}
+
+// TestInteropCounterWrap: PCP_COUNTER_WRAP in the environment, even empty,
+// turns on counter wrap, as pmrep and libpcp have it. On QA buggy_archive
+// pmreplay and pmrep agree whole. On QA wrap the real libpcp dies of a
+// signal in interpolation after the first wrap it interpolates over:
+// what pmrep printed must begin pmreplay's output.
+func TestInteropCounterWrap(t *testing.T) {
+	if !testenv.Interop() {
+		t.Skip("PCP_INTEROP=1 compares with the real pmrep")
+	}
+	pmrep := testenv.RealTool(t, "pmrep")
+	dir := testenv.SharedDir(t, "pcp-qa-archives")
+	for _, env := range []string{"PCP_COUNTER_WRAP=", "PCP_COUNTER_WRAP=on"} {
+		for _, c := range []struct {
+			args  []string
+			whole bool
+		}{
+			{[]string{"-a", "buggy_archive", "-t", "7", "kernel.all.cpu.guest", "tty.serial.brk"}, true},
+			{[]string{"-a", "buggy_archive", "-t", "3", "-r", "kernel.all.cpu.guest"}, true},
+			{[]string{"-a", "wrap", "-t", "1", "sample.wrap.long"}, false},
+			{[]string{"-a", "wrap", "-t", "0.5", "-r", "sample.wrap.long"}, false},
+		} {
+			args := append([]string{"-o", "csv"}, c.args...)
+			t.Run(env+" "+strings.Join(c.args, " "), func(t *testing.T) {
+				cmd := exec.Command("/usr/bin/python3", append([]string{pmrep}, args...)...)
+				cmd.Dir, cmd.Env = dir, testenv.RealEnv(env)
+				var wout bytes.Buffer
+				cmd.Stdout = &wout
+				wrc := 0
+				if err := cmd.Run(); err != nil {
+					var ee *exec.ExitError
+					if !errors.As(err, &ee) {
+						t.Fatal(err)
+					}
+					wrc = ee.ExitCode() // -1: killed by a signal
+				}
+				k, v, _ := strings.Cut(env, "=")
+				t.Setenv(k, v)
+				t.Chdir(dir)
+				out, _, rc := run(t, args...)
+				switch {
+				case c.whole:
+					if d := cmp.Diff(wout.String(), out); d != "" || wrc != rc {
+						t.Errorf("pmreplay %s with %s: differs from pmrep (exit %d, pmrep %d; -pmrep +pcpkit):\n%s", strings.Join(args, " "), env, rc, wrc, d)
+					}
+				case wrc != -1:
+					t.Errorf("pmrep %s with %s no longer dies of a signal (exit %d): compare it whole", strings.Join(args, " "), env, wrc)
+				case !strings.HasPrefix(out, wout.String()) || len(out) == wout.Len() || rc != 0:
+					t.Errorf("pmreplay %s with %s: pmrep's output before it died is not how pmreplay's begins (exit %d):\npmrep:\n%s\npmreplay:\n%s", strings.Join(args, " "), env, rc, wout.String(), out)
+				}
+			})
 		}
 	}
 }

@@ -320,7 +320,8 @@ func newReport(o *options, out *bufio.Writer) (*report, error) {
 		// (-s 0 is no limit, as not giving it)
 		r.samples = o.samples
 	}
-	r.wrap = os.Getenv("PCP_COUNTER_WRAP") != ""
+	// In the environment, even empty, as libpcp and pmrep test it.
+	_, r.wrap = os.LookupEnv("PCP_COUNTER_WRAP")
 	c.SetWrap(r.wrap)
 	if err := r.addMetrics(); err != nil {
 		return fail(err)

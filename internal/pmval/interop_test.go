@@ -425,3 +425,45 @@ func TestInteropUnknownEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestInteropCounterWrap: PCP_COUNTER_WRAP in the environment, even empty,
+// turns on libpcp's counter wrap in interpolation and pmval's own in its
+// rates. On QA buggy_archive (counters that go down) the two pmvals agree
+// whole. On QA wrap (sample.wrap.long wraps every 4 records) PCP 6.0.3
+// dies of a signal in interpolation after the first wrap it interpolates
+// over: what it printed must begin pcpkit's output (which goes on).
+func TestInteropCounterWrap(t *testing.T) {
+	real := testenv.RealTool(t, "pmval")
+	dir := testenv.SharedDir(t, "pcp-qa-archives")
+	for _, env := range []string{"PCP_COUNTER_WRAP=", "PCP_COUNTER_WRAP=on"} {
+		for _, args := range [][]string{
+			{"-a", "buggy_archive", "-t", "7sec", "kernel.all.cpu.guest"}, {"-a", "buggy_archive", "-t", "3sec", "tty.serial.brk"},
+			{"-a", "buggy_archive", "-t", "11sec", "-r", "kernel.all.cpu.guest"},
+			{"-U", "wrap", "sample.wrap.long"}, {"-a", "wrap", "-t", "5sec", "sample.wrap.long"},
+		} {
+			t.Run(env+" "+strings.Join(args, " "), func(t *testing.T) {
+				compareReal(t, dir, args, env)
+			})
+		}
+		for _, args := range [][]string{
+			{"-a", "wrap", "-t", "1sec", "sample.wrap.long"}, {"-a", "wrap", "-t", "0.5sec", "sample.wrap.long"},
+			{"-a", "wrap", "-t", "1sec", "-r", "sample.wrap.long"},
+		} {
+			t.Run(env+" "+strings.Join(args, " "), func(t *testing.T) {
+				cmd := exec.Command(real, args...)
+				cmd.Dir, cmd.Env = dir, testenv.RealEnv(env)
+				var wout bytes.Buffer
+				cmd.Stdout = &wout
+				err := cmd.Run()
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) || ee.ExitCode() != -1 {
+					t.Fatalf("the real pmval no longer dies of a signal (%v): compare it whole", err)
+				}
+				out, errs, rc := run(t, dir, args, env)
+				if !strings.HasPrefix(out, wout.String()) || strings.Count(out, "\n") <= strings.Count(wout.String(), "\n") || errs != "" || rc != 0 {
+					t.Errorf("pmval %s with %s: the real pmval's output before it died is not how pcpkit's begins (exit %d, stderr %q):\nreal:\n%s\npcpkit:\n%s", strings.Join(args, " "), env, rc, errs, wout.String(), out)
+				}
+			})
+		}
+	}
+}

@@ -265,6 +265,9 @@ func (t *tool) openArchive(spec *metricspec.Spec, source string) {
 		t.fail("pmval: Cannot open archive \"%s\": %s\n", source, archive.ErrText(err))
 	}
 	t.c = c
+	// libpcp interpolates counters that go down as wrapped when
+	// PCP_COUNTER_WRAP is in the environment, whatever its value.
+	c.SetWrap(t.counterWrap())
 	t.useDerived()
 	if t.host = c.Label().Hostname; t.host == "" {
 		t.fail("pmval: Cannot evaluate context host name: %s\n", pmapi.Error(0).Error())
