@@ -136,6 +136,10 @@ func TestInteropErrors(t *testing.T) {
 		// long options abbreviated, unambiguous or not
 		{"--s", "synth3"}, {"--h", "synth3"}, {"--l", "synth3"}, {"--m", "synth3"}, {"--in", "synth3"},
 		{"--de", "synth3"}, {"--hel", "synth3"}, {"--st", "+1", "synth3"}, {"--on", "synth3"}, {"-z", "-Z", "EST5EDT", "-l", "synth3"},
+		// -D, libpcp's debug options: accepted (no debug output with -l),
+		// or refused in their turn among the other complaints
+		{"-D", "appl0,Fetch,", "-l", "synth3"}, {"-D", "bogus", "-l", "synth3"}, {"-Q", "-D", "x", "-z", "-Z", "UTC", "synth3"},
+		{"-?", "-Q"}, {"-D", "+0", "-l", "synth3"}, {"-D", "5 ", "synth3"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			wout, werr, wrc := testenv.RunRealIn(t, dir, "pmdumplog", args...)

@@ -433,6 +433,8 @@ func TestInteropErrors(t *testing.T) {
 		{"--c", "/nonexist", b3, "o"}, {"--comp", b3, "o"}, {"--syn", b3, "o"},
 		{filepath.Join(m, "bad/empty3"), "o"}, {filepath.Join(m, "bad/badmagic3"), "o"}, {filepath.Join(m, "bad/truncmeta3"), "o"},
 		{b3, exists}, {b3, "/nonexistdir/o"}, {"--bogus", b3, "o"}, {"--start"},
+		// -D, libpcp's debug options: accepted (nothing printed), or refused
+		{"-D", "appl9,Timecontrol", b3, "o"}, {"-D", "bogus", b3, "o"}, {"-Dbogus", "-Q", b3, "o"}, {"-Q", "-D", ",x", b3, "o"}, {"--debug=all", b3, "o"},
 	} {
 		args := args
 		t.Run(strings.ReplaceAll(strings.Join(args, " "), m+"/", ""), func(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
-const shortOpts = "c:dfmS:s:T:V:v:wX:xZ:z?"
+const shortOpts = "c:D:dfmS:s:T:V:v:wX:xZ:z?"
 
 var longOpts = []getopt.Long{
 	{Name: "config", HasArg: true, Short: 'c'},
@@ -75,20 +75,27 @@ func Main(args []string, stdout, stderr io.Writer) int {
 func run(args []string, stdout, stderr io.Writer) int {
 	const prog = "pmlogextract"
 	args, extras := splitExtras(args)
-	opts, operands, perr := getopt.Parse(args, shortOpts, longOpts)
-	opts = append(opts, extras...)
+	evs, operands := getopt.ParseEvents(args, shortOpts, longOpts)
+	for _, x := range extras {
+		evs = append(evs, getopt.Event{Opt: x})
+	}
 	o := &Options{Stdout: stdout, Stderr: stderr, progName: prog}
 	bad := false
-	if perr != nil {
-		for _, e := range perr.(getopt.Errors) {
-			fmt.Fprintf(stderr, "%s: %s\n", prog, e)
-		}
-		bad = true
-	}
 	var tz string
 	hostzone, desperate := false, false
-	for _, op := range opts {
+	for _, op := range evs {
+		if op.Err != "" {
+			fmt.Fprintf(stderr, "%s: %s\n", prog, op.Err)
+			bad = true
+			continue
+		}
 		switch op.Short {
+		case 'D':
+			// libpcp's debug options: accepted, and nothing printed
+			if !getopt.ValidDebug(op.Arg) {
+				fmt.Fprintf(stderr, "%s: unrecognized debug options specification (%s)\n", prog, op.Arg)
+				bad = true
+			}
 		case 'c':
 			o.Config = op.Arg
 		case 'd':

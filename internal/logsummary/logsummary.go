@@ -21,7 +21,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 
 	"github.com/pcpkit/pcpkit/archive"
@@ -161,32 +160,6 @@ func strtol(s string) (int64, bool) {
 	return v, end == len(s)
 }
 
-// debugFlags are the names pmSetDebug accepts.
-var debugFlags = map[string]bool{}
-
-func init() {
-	for _, n := range strings.Fields(`pdu fetch profile value context indom pdubuf log logmeta
-		optfetch af appl0 appl1 appl2 pmns libpmda timecontrol pmc derive lock interp config
-		pmapi fault auth discovery attr http desperate deprecated exec labels series libweb
-		alloc services appl3 appl4 appl5 access qa search query compress dev0 dev1 dev2 pmlc
-		appl6 appl7 appl8 appl9 tls all`) {
-		debugFlags[n] = true
-	}
-}
-
-func validDebug(arg string) bool {
-	for _, f := range strings.Split(arg, ",") {
-		if debugFlags[f] {
-			continue
-		}
-		if _, err := strconv.Atoi(f); err == nil {
-			continue
-		}
-		return false
-	}
-	return true
-}
-
 func (s *summary) run(args []string) int {
 	evs, operands := parseArgs(args)
 	errs, exitFlag, runtimeErr := 0, false, false
@@ -211,7 +184,7 @@ func (s *summary) run(args []string) int {
 				s.nbins = int(int32(v))
 			}
 		case 'D':
-			if !validDebug(ev.Arg) {
+			if !getopt.ValidDebug(ev.Arg) {
 				s.complain("unrecognized debug options specification (%s)", ev.Arg)
 				errs++
 			}

@@ -191,3 +191,23 @@ func TestInteropCounterWrap(t *testing.T) {
 		}
 	}
 }
+
+// TestInteropDebugOption: -D (--debug) takes libpcp's debug options, as
+// pmrep's does: accepted (pmreplay prints no debug output), or refused
+// with pmrep's exit status.
+func TestInteropDebugOption(t *testing.T) {
+	if !testenv.Interop() {
+		t.Skip("PCP_INTEROP=1 compares with the real pmrep")
+	}
+	pmrep := testenv.RealTool(t, "pmrep")
+	dir := testenv.SharedDir(t, "pcp-qa-archives")
+	t.Chdir(dir)
+	for _, d := range [][]string{{"-D", "appl9,Timecontrol"}, {"--debug=appl9"}, {"-D", "bogus"}, {"-D", ",appl0"}} {
+		args := append(append([]string{}, d...), "-a", "ok-foo", "-o", "csv", "-s", "3", "sample.seconds")
+		wout, _, wrc := testenv.RunCommand(t, dir, testenv.RealEnv(), "/usr/bin/python3", append([]string{pmrep}, args...)...)
+		out, errs, rc := run(t, args...)
+		if string(wout) != out || wrc != rc {
+			t.Errorf("pmreplay %s: exit %d (pmrep %d), stdout %q (pmrep %q), stderr %q", strings.Join(args, " "), rc, wrc, out, wout, errs)
+		}
+	}
+}
