@@ -403,7 +403,7 @@ func DecodeMetaRecord(file string, rec []byte, version int) (*MetaRecord, error)
 		mr.InDom = &ir
 	case MetaLabelV2, MetaLabel:
 		// decode again without the reader's de-duplication
-		lr := decodeLabelRecord(&body{b: rec[8 : len(rec)-4]}, version)
+		lr := decodeLabelRecord(&body{b: rec[8 : len(rec)-4]}, recordVersion(uint32(mr.Type)))
 		mr.Label = &lr
 	case MetaText:
 		t := m.Texts[0]

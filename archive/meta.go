@@ -386,17 +386,18 @@ func (d *metaDecoder) record(rec []byte, off int64, recno int) error {
 			m.AllNames = append(m.AllNames, n)
 		}
 	case MetaInDomV2, MetaInDom, MetaInDomDelta:
-		if (typ == MetaInDomV2) != (d.version == 2) {
-			return formatErr(d.file, off, recno, pmapi.ErrLogRec, "instance domain record type %d in a version %d archive", typ, d.version)
-		}
-		ir := InDomRecord{Offset: off, Type: int(typ), Stamp: b.stamp(d.version), InDom: pmapi.InDom(b.u32())}
+		// libpcp reads a record by its own type, whatever the
+		// archive's version (QA badmeta-6 and -7 mix the two).
+		ir := InDomRecord{Offset: off, Type: int(typ), Stamp: b.stamp(recordVersion(typ)), InDom: pmapi.InDom(b.u32())}
 		n := b.count(8)
 		if b.bad {
 			return bad("instance domain")
 		}
 		ir.Insts = make([]int32, n)
 		for i := range ir.Insts {
-			ir.Insts[i] = int32(b.u32())
+			if ir.Insts[i] = int32(b.u32()); ir.Insts[i] < 0 {
+				return bad("instance domain (negative instance identifier)")
+			}
 		}
 		idx := make([]int32, n)
 		for i := range idx {
@@ -422,14 +423,19 @@ func (d *metaDecoder) record(rec []byte, off int64, recno int) error {
 		}
 		for i, x := range idx {
 			if x < 0 {
-				if typ != MetaInDomDelta {
+				if typ != MetaInDomDelta || x != -1 {
 					return bad("instance domain (negative name offset)")
 				}
 				ir.Deleted[i] = true
 				continue
 			}
-			if int(x) >= len(strs) {
+			if int(x) > len(strs) {
 				return bad("instance domain (name offset past the record)")
+			}
+			if int(x) == len(strs) {
+				// libpcp lets an offset point just past the names (the
+				// name is whatever follows in its memory): empty here
+				continue
 			}
 			e := len(strs)
 			if k := sort.SearchInts(nuls, int(x)); k < len(nuls) {
@@ -442,10 +448,7 @@ func (d *metaDecoder) record(rec []byte, off int64, recno int) error {
 		}
 		m.addInDom(ir)
 	case MetaLabelV2, MetaLabel:
-		if (typ == MetaLabelV2) != (d.version == 2) {
-			return formatErr(d.file, off, recno, pmapi.ErrLogRec, "label record type %d in a version %d archive", typ, d.version)
-		}
-		lr := decodeLabelRecord(b, d.version)
+		lr := decodeLabelRecord(b, recordVersion(typ))
 		if b.bad {
 			return bad("label")
 		}
@@ -465,6 +468,15 @@ func (d *metaDecoder) record(rec []byte, off int64, recno int) error {
 
 // labelChainKey names a chain of label records: their type and ident.
 type labelChainKey struct{ typ, ident uint32 }
+
+// recordVersion is the format version whose timestamps a metadata record
+// of type typ holds: 2 for TYPE_INDOM_V2 and TYPE_LABEL_V2, otherwise 3.
+func recordVersion(typ uint32) int {
+	if typ == MetaInDomV2 || typ == MetaLabelV2 {
+		return 2
+	}
+	return 3
+}
 
 // dropRepeatedLabels applies libpcp's check for repeated label sets
 // (__pmCheckDupLabels, run once an archive's metadata are loaded) to

@@ -99,13 +99,22 @@ func appendInDom(b []byte, in pmapi.InDom) []byte {
 // appendDesc appends a descriptor as pmPrintDesc does.
 func (d *dumper) appendDesc(b []byte, desc *pmapi.Desc) []byte {
 	b = fmt.Appendf(b, "    Data Type: %s", typeName(desc.Type))
+	if typeName(desc.Type) == "???" {
+		// pmPrintDesc adds the number of an unknown type or semantics
+		// (QA badmeta-2)
+		b = fmt.Appendf(b, " (%d)", int32(desc.Type))
+	}
 	if desc.Type == pmapi.TypeNoSupport {
 		return append(b, '\n')
 	}
 	b = append(b, "  InDom: "...)
 	b = appendInDom(b, desc.InDom)
 	b = append(b, '\n')
-	b = fmt.Appendf(b, "    Semantics: %s  Units: ", desc.Sem)
+	b = fmt.Appendf(b, "    Semantics: %s", desc.Sem)
+	if desc.Sem.String() == "???" {
+		b = fmt.Appendf(b, " (%d)", int32(desc.Sem))
+	}
+	b = append(b, "  Units: "...)
 	u := desc.Units.String()
 	if u == "" {
 		u = "none"
