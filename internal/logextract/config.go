@@ -255,16 +255,6 @@ func (s *selection) find(p pmapi.PMID) int {
 
 func (s *selection) hasPMID(p pmapi.PMID) bool { return s.find(p) >= 0 }
 
-// keeps reports whether a record has a selected metric.
-func (s *selection) keeps(r *archive.Record) bool {
-	for i := 0; i < r.NumPMID(); i++ {
-		if s.hasPMID(r.PMID(i)) {
-			return true
-		}
-	}
-	return false
-}
-
 func (s *selection) hasInDom(indom pmapi.InDom) bool {
 	for j := range s.ml {
 		if s.ml[j].indom == indom {

@@ -44,6 +44,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -64,6 +65,7 @@ type Options struct {
 	Zone            *pcptime.Zone // zone of -S/-T times (nil: the local zone)
 	Config          string        // -c file ("" for none)
 	AlwaysMark      bool          // -m: a <mark> between inputs even when pmcd carried on
+	SkipMismatched  bool          // -x: leave out metrics whose metadata differ between inputs
 	FirstTZ         bool          // -f: the output takes the first input's time zone
 	Samples         int           // -s: stop after this many records (0: no limit)
 	VolSamples      int           // -v: start a new volume after this many records
@@ -157,6 +159,7 @@ type extractor struct {
 	version int
 
 	descs  map[pmapi.PMID]*descRec
+	skip   []pmapi.PMID // -x: metrics left out, in the order found
 	indoms map[pmapi.InDom]*indomList
 	labels map[uint32]*lhash.Table[*labelRec] // by label type, then ident
 	texts  map[textKey]*textRec
@@ -419,6 +422,12 @@ func (x *extractor) loadMeta() error {
 		sort.SliceStable(l.recs, func(i, j int) bool { return l.recs[i].stamp.Before(l.recs[j].stamp) })
 		l.sorted = true
 	}
+	if len(x.skip) > 0 {
+		fmt.Fprintf(x.errOut, "Warning: the metrics below will be missing from the output archive\n")
+		for _, p := range x.skip {
+			fmt.Fprintf(x.errOut, "\tPMID: %s\n", p)
+		}
+	}
 	return nil
 }
 
@@ -515,32 +524,75 @@ func (x *extractor) indomList(indom pmapi.InDom) *indomList {
 // metadata that changed between inputs, as the real tool does.
 func (x *extractor) addDesc(in *input, mr *archive.MetaRecord) error {
 	d := mr.Desc
-	for p, old := range x.descs {
-		if p != d.PMID && matchNames(old.names, mr.Names) {
-			return &Error{Msg: fmt.Sprintf("Error: metric %s: PMID changed from %s to %s!", strings.Join(old.names, ", "), old.desc.PMID, d.PMID), NotCreated: true}
+	// Every difference is reported: with -x as a warning, the metric
+	// then left out; without, the first stops the extraction.
+	var err error
+	mismatch := func(p pmapi.PMID, format string, args ...any) {
+		if err != nil {
+			return
+		}
+		if !x.opt.SkipMismatched {
+			err = &Error{Msg: "Error: " + fmt.Sprintf(format, args...), NotCreated: true}
+			return
+		}
+		fmt.Fprintf(x.errOut, "%s: Warning: %s\n", x.opt.progName, fmt.Sprintf(format, args...))
+		x.skipMetric(p)
+	}
+	others := make([]pmapi.PMID, 0, len(x.descs))
+	for p := range x.descs {
+		others = append(others, p)
+	}
+	slices.Sort(others)
+	for _, p := range others {
+		if old := x.descs[p]; p != d.PMID && matchNames(old.names, mr.Names) {
+			mismatch(old.desc.PMID, "metric %s: PMID changed from %s to %s!", strings.Join(old.names, ", "), old.desc.PMID, d.PMID)
 		}
 	}
 	old, ok := x.descs[d.PMID]
 	if !ok {
-		x.descs[d.PMID] = &descRec{desc: *d, names: mr.Names}
-		x.indomList(d.InDom)
-		return nil
+		if err == nil {
+			x.descs[d.PMID] = &descRec{desc: *d, names: mr.Names}
+			x.indomList(d.InDom)
+		}
+		return err
 	}
 	names := strings.Join(old.names, ", ")
-	switch {
-	case !sameNames(old.names, mr.Names):
-		return &Error{Msg: fmt.Sprintf("Error: metric PMID %s: name changed from %s to %s!", d.PMID, names, strings.Join(mr.Names, ", ")), NotCreated: true}
-	case old.desc.Type != d.Type:
-		return &Error{Msg: fmt.Sprintf("Error: metric %s: type changed from %s to %s!", names, old.desc.Type, d.Type), NotCreated: true}
-	case old.desc.InDom != d.InDom:
-		return &Error{Msg: fmt.Sprintf("Error: metric %s: indom changed from %s to %s!", names, old.desc.InDom, d.InDom), NotCreated: true}
-	case old.desc.Sem != d.Sem:
-		return &Error{Msg: fmt.Sprintf("Error: metric %s: semantics changed from %s to %s!", names, old.desc.Sem, d.Sem), NotCreated: true}
-	case !old.desc.Units.Equal(d.Units):
-		return &Error{Msg: fmt.Sprintf("Error: metric %s: units changed from %s to %s!", names, old.desc.Units, d.Units), NotCreated: true}
+	p := d.PMID
+	if !sameNames(old.names, mr.Names) {
+		mismatch(p, "metric PMID %s: name changed from %s to %s!", d.PMID, names, strings.Join(mr.Names, ", "))
 	}
-	return nil
+	if old.desc.Type != d.Type {
+		mismatch(p, "metric %s: type changed from %s to %s!", names, old.desc.Type, d.Type)
+	}
+	if old.desc.InDom != d.InDom {
+		mismatch(p, "metric %s: indom changed from %s to %s!", names, old.desc.InDom, d.InDom)
+	}
+	if old.desc.Sem != d.Sem {
+		mismatch(p, "metric %s: semantics changed from %s to %s!", names, semText(old.desc.Sem), semText(d.Sem))
+	}
+	if !old.desc.Units.Equal(d.Units) {
+		mismatch(p, "metric %s: units changed from %s to %s!", names, old.desc.Units, d.Units)
+	}
+	return err
 }
+
+// semText is the real tool's printsem.
+func semText(s pmapi.Sem) string {
+	if t := s.String(); t != "???" {
+		return t
+	}
+	return fmt.Sprintf("unknown (%d)", int32(s))
+}
+
+// skipMetric adds p to the metrics -x leaves out (once).
+func (x *extractor) skipMetric(p pmapi.PMID) {
+	if !slices.Contains(x.skip, p) {
+		x.skip = append(x.skip, p)
+	}
+}
+
+// skipped reports whether -x leaves p out.
+func (x *extractor) skipped(p pmapi.PMID) bool { return slices.Contains(x.skip, p) }
 
 // matchNames reports whether two name lists share a name.
 func matchNames(a, b []string) bool {
@@ -631,10 +683,10 @@ func (x *extractor) nextlog() bool {
 			if x.hasLo && r.Stamp.Before(x.winLo) {
 				continue
 			}
-			if in.multi && (r.IsMark() || x.sel == nil || x.sel.keeps(r)) {
+			if in.multi && (r.IsMark() || x.sel == nil && len(x.skip) == 0 || x.keeps(r)) {
 				in.laststamp = r.Stamp
 			}
-			if r.IsMark() || x.sel == nil {
+			if r.IsMark() || x.sel == nil && len(x.skip) == 0 {
 				// Copied as it is, or converted to the output's
 				// version, by archive.Writer.PutRecord (see
 				// putRecord); the cursor is not read again before it
@@ -694,8 +746,19 @@ type selected struct {
 	ends []int // where each value set's values end in vals
 }
 
-// searchRecord applies the selection to a record as the real tool does
-// (searchmlist), into out; it reports false when none of the record's
+// keeps reports whether a record has a metric the selection (if any)
+// keeps and -x does not leave out.
+func (x *extractor) keeps(r *archive.Record) bool {
+	for i := 0; i < r.NumPMID(); i++ {
+		if p := r.PMID(i); !x.skipped(p) && (x.sel == nil || x.sel.hasPMID(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// searchRecord applies the selection and -x's skipped metrics to a
+// record as the real tool does (searchmlist), into out; it reports false when none of the record's
 // metrics is selected. Value sets keep the record's order; a metric
 // with listed instances keeps those, in the list's order. The real tool
 // decides whether to pick instances for a value set by the number of
@@ -713,12 +776,18 @@ func (x *extractor) searchRecord(out *selected, r *archive.Record) bool {
 	}
 	lastNumVal := r.NumVal(n - 1)
 	for i := 0; i < n; i++ {
-		j := x.sel.find(r.PMID(i))
-		if j < 0 {
+		if x.skipped(r.PMID(i)) {
 			continue
 		}
 		vs := pmapi.ValueSet{PMID: r.PMID(i), NumVal: r.NumVal(i), ValFmt: r.ValFmt(i)}
-		e := &x.sel.ml[j]
+		e := &mlEntry{numinst: -1} // no selection: every value
+		if x.sel != nil {
+			j := x.sel.find(r.PMID(i))
+			if j < 0 {
+				continue
+			}
+			e = &x.sel.ml[j]
+		}
 		start := len(out.vals)
 		if e.numinst != -1 && lastNumVal > 0 {
 			for _, want := range e.insts {

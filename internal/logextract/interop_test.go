@@ -514,3 +514,38 @@ func TestInteropConfigErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestInteropSkipMismatched merges QA ok-foo with copies whose metadata
+// differ (made by the real pmlogrewrite: sample.bin's units, sample.drift's
+// semantics, sample.colour's type): without -x the first difference stops
+// the real tool; with -x each is a warning and the metric is left out.
+func TestInteropSkipMismatched(t *testing.T) {
+	testenv.RealTool(t, realExtract)
+	rewrite := testenv.RealTool(t, "pmlogrewrite")
+	q := filepath.Join(testenv.SharedDir(t, "pcp-qa-archives"), "ok-foo")
+	dir := t.TempDir()
+	mk := func(name, src string, rules ...string) string {
+		cfg := filepath.Join(dir, name+".cfg")
+		writeFile(t, cfg, strings.Join(rules, "\n")+"\n")
+		out := filepath.Join(dir, name)
+		if o, e, rc, _ := runReal(t, dir, rewrite, "-c", cfg, src, out); rc != 0 {
+			t.Fatalf("pmlogrewrite %s: exit %d\n%s%s", name, rc, o, e)
+		}
+		return out
+	}
+	units := mk("units", q, "metric sample.bin { units -> 1,0,0,BYTE,0,0 }")
+	sem := mk("sem", q, "metric sample.drift { sem -> counter }")
+	typ := mk("type", q, "metric sample.colour { type -> 64 }")
+	both := mk("both", units, "metric sample.drift { sem -> counter }")
+	cfg := filepath.Join(dir, "c")
+	writeFile(t, cfg, "sample.bin sample.drift sample.colour sample.seconds\n")
+	for _, args := range [][]string{
+		{q, units}, {"-x", q, units}, {"-x", q, sem}, {"-x", q, typ}, {"-x", q, both}, {"-x", both, q},
+		{"-x", q, units, sem, typ}, {"-x", "-c", cfg, q, both}, {"-x", "-s", "4", q, both},
+	} {
+		name := strings.ReplaceAll(strings.ReplaceAll(strings.Join(args, " "), filepath.Dir(q)+"/", ""), dir+"/", "")
+		t.Run(name, func(t *testing.T) {
+			interopCase(t, args)
+		})
+	}
+}

@@ -135,9 +135,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 				bad = true
 			}
 			o.Version = n
-		case 'w', 'x':
+		case 'w':
 			fmt.Fprintf(stderr, "%s: -%c is not supported by pcpkit\n", prog, op.Short)
 			return 1
+		case 'x':
+			o.SkipMismatched = true
 		case 'Z':
 			tz = op.Arg
 		case 'z':
