@@ -310,23 +310,23 @@ func (x *extractor) setup() error {
 	if _, err := os.Stat(filepath.Dir(o.Output)); err != nil {
 		return &Error{Msg: fmt.Sprintf("__pmLogNewFile: failed to create %q: %s\n%s: Error: __pmLogCreate: %s", o.Output+".index", archive.ErrText(err), o.progName, archive.ErrText(err)), NoPrefix: true}
 	}
-	// The time window, against the span of all the inputs, in
-	// microseconds.
-	lo, hi := first.label.Start, first.end
+	// The end of all the inputs.
+	x.logEnd = first.end
 	for _, in := range x.inputs {
-		if in.label.Start.Before(lo) {
-			lo = in.label.Start
-		}
-		if hi.Before(in.end) {
-			hi = in.end
+		if x.logEnd.Before(in.end) {
+			x.logEnd = in.end
 		}
 	}
-	x.logEnd = hi
 	if o.Start != nil || o.End != nil {
 		z := o.Zone
 		if z == nil {
 			z = pcptime.LocalZone()
 		}
+		// The real tool keeps the span of all the inputs, but parses
+		// -S and -T against the first input's (its logstart_tv and
+		// logend_tv are set from that input only): -T past that
+		// input's end is brought back to it.
+		lo, hi := first.label.Start, first.end
 		lo.Nsec -= lo.Nsec % 1000
 		hi.Nsec -= hi.Nsec % 1000
 		w, _, perr := pcptime.ParseWindowSpec(pcptime.WindowSpec{Start: o.Start, End: o.End}, lo, hi, z)

@@ -295,10 +295,12 @@ func TestInteropMerge(t *testing.T) {
 	b := testenv.SharedDir(t, "pcp-qa-badarchives")
 	mk := func(s ...string) []string {
 		var out []string
-		for _, x := range s {
+		for i, x := range s {
 			switch {
 			case strings.HasPrefix(x, "-"):
 				out = append(out, x)
+			case i > 0 && strings.Contains("|-S|-T|-s|-v|-V|-c|-Z|", "|"+s[i-1]+"|"):
+				out = append(out, x) // an option's argument
 			case strings.HasPrefix(x, "q:"):
 				out = append(out, filepath.Join(q, x[2:]))
 			case strings.HasPrefix(x, "b:"):
@@ -316,6 +318,9 @@ func TestInteropMerge(t *testing.T) {
 		mk("killed3", "basic3", "sighup3", "vol3"), mk("-f", "basic2", "sample3"), mk("sample3", "sighup3"),
 		mk("-V", "3", "basic2", "sample2"), mk("-v", "5", "basic3", "sample3"), mk("-s", "3", "-v", "2", "basic3", "sample3"),
 		mk("-S", "@05:06:45", "-T", "@05:08:45", "basic3", "sample3"), mk("-c", "/dev/null", "basic3", "sample3"),
+		// -S and -T are parsed against the first input's span
+		mk("-S", "@05:06:45", "-T", "@05:08:45", "sample3", "basic3"), mk("-S", "+3", "-T", "-2", "basic3", "sample3"),
+		mk("-S", "+3", "-T", "-2", "sample3", "basic3"), mk("-T", "+30", "q:arch_b", "q:arch_a"),
 		mk("q:arch_a", "q:arch_b"), mk("q:arch_b", "q:arch_a"), mk("-m", "q:arch_a", "q:arch_b"),
 		mk("q:gap", "q:gap2"), mk("q:multi"), mk("q:multi_v3"), mk("q:multi-xz"), mk("-V", "3", "q:multi"),
 		mk("q:ok-mv-foo", "q:ok-foo"), mk("q:ok-interp", "q:ok-mv-interp"),
