@@ -339,6 +339,13 @@ func TestInteropMerge(t *testing.T) {
 		mk("q:pcp-pidstat", "q:pcp-pidstat.0", "q:pcp-pidstat"),
 		// a volume shorter than a label's first two words is empty
 		mk("b:badlen-4", "q:ok-foo"),
+		// -w: the -S to -T window of every day, a <mark> between days
+		// (QA bug-1044 and count-mark span days), and the warnings
+		// when it cannot apply
+		mk("-w", "-S", "@12:00:00", "-T", "@12:10:00", "q:bug-1044"), mk("-w", "-S", "@23:00:00", "-T", "@23:30:00", "q:bug-1044"),
+		mk("-w", "-S", "@12:00:00", "-T", "@12:10:00", "-s", "25", "q:bug-1044"), mk("-w", "-S", "@12:00:00", "-T", "@12:10:00", "-v", "7", "q:bug-1044"),
+		mk("-w", "-S", "@12:00", "q:bug-1044"), mk("-w", "q:ok-foo"), mk("-w", "-S", "+10", "-T", "+100000", "q:bug-1044"),
+		mk("-w", "-S", "@00:00", "-T", "@00:00", "q:count-mark"), mk("-w", "-S", "@11:00:00", "-T", "@11:30", "q:count-mark"),
 		// a metric without a descriptor stops PCP 6.0.3's pmlogextract
 		// (later versions leave it out); -d keeps what was written,
 		// without the closing index entry

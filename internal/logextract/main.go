@@ -136,8 +136,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 			o.Version = n
 		case 'w':
-			fmt.Fprintf(stderr, "%s: -%c is not supported by pcpkit\n", prog, op.Short)
-			return 1
+			o.Daily = true
 		case 'x':
 			o.SkipMismatched = true
 		case 'Z':
@@ -163,6 +162,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if hostzone && tz != "" {
 		fmt.Fprintf(stderr, "%s: at most one of -Z and/or -z allowed\n", prog)
 		bad = true
+	}
+	if o.Daily && (o.Start == nil || o.End == nil) {
+		fmt.Fprintf(stderr, "%s: Warning: -w flag requires that both -S and -T are specified.\nIgnoring -w flag.\n", prog)
+		o.Daily = false
 	}
 	if !bad && len(operands) < 2 {
 		fmt.Fprintf(stderr, "%s: Error: insufficient arguments\n", prog)
