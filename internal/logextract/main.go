@@ -58,10 +58,9 @@ Options:
 `
 
 // Main runs pmlogextract with args (without the program name), writing
-// to stdout and stderr, and returns the exit status. Options -w (daily
-// windows) and -x (dropping metrics whose metadata differ between
-// inputs) are accepted but not implemented: they are refused with a
-// message. Two pcpkit extras, not in the real tool (whose usage message
+// to stdout and stderr, and returns the exit status, with the real
+// tool's options (-D's debug output aside). Two pcpkit extras, not in the
+// real tool (whose usage message
 // is kept as it is): --sync makes every record durable before the next
 // is written; -X ALGO or --compress[=ALGO] compresses each finished data
 // volume and the metadata file, with xz (the default of --compress) or
