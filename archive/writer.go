@@ -1134,14 +1134,8 @@ func (w *Writer) Close() error {
 	if err == nil {
 		err = w.syncAll()
 	}
-	w.closed = true
-	for _, f := range []*outFile{w.meta, w.data, w.index} {
-		if f == nil {
-			continue
-		}
-		if cerr := f.f.Close(); cerr != nil && err == nil {
-			err = cerr
-		}
+	if cerr := w.closeFiles(); err == nil {
+		err = cerr
 	}
 	// The last volume, then the metadata, compressed once complete.
 	if err == nil && w.opts.Compress != "" {
@@ -1168,7 +1162,16 @@ func (w *Writer) Abandon() error {
 	if err == nil {
 		err = w.flushAll()
 	}
+	if cerr := w.closeFiles(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// closeFiles closes the writer's files, and reports the first error.
+func (w *Writer) closeFiles() error {
 	w.closed = true
+	var err error
 	for _, f := range []*outFile{w.meta, w.data, w.index} {
 		if f == nil {
 			continue
