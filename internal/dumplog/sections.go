@@ -78,7 +78,7 @@ func typeName(t pmapi.Type) string {
 	case pmapi.TypeNoSupport:
 		return "Not Supported"
 	}
-	return fmt.Sprintf("???")
+	return "???"
 }
 
 // names is the "a or b" list of p's names, or the placeholder the real
