@@ -50,6 +50,25 @@ func knownDivergence(a string) string {
 	return ""
 }
 
+// knownRealMisread says why pmrep's output on archive name with options
+// opts is not to be compared with pcpkit's, if it is not.
+func knownRealMisread(name string, opts []string) string {
+	if name == "pcp-pidstat" && strings.Join(opts, " ") == "-T +20 -s 4" {
+		// At 02:05:07 three items of instance domain 3.9 each
+		// refresh the fetchgroup's shared pmGetInDom cache (each
+		// sees an instance the new cache does not have either);
+		// libpcp 6.0.3 frees the old lists while the items walked
+		// before (proc.memory.vmstack first) still point their
+		// instance names into them, and pmrep reads those after the
+		// fetch: what it finds depends on the heap (here empty names,
+		// so all of vmstack's values are dropped as transient; the
+		// same fetchgroup driven from a short Python script reads the
+		// right names). pcpkit reports the names the cache held.
+		return "libpcp 6.0.3's fetchgroup reads instance names from freed memory here (docs/pcp-notes-corrections.md)"
+	}
+	return ""
+}
+
 // TestInteropShared compares pmreplay -o csv with the real pmrep -o csv
 // on every shared archive, all its metrics at once, with several steps,
 // windows (-T with -s), -r, -P, -0, -z, -Z, -l and -H, byte for byte (standard output and
@@ -73,6 +92,10 @@ func TestInteropShared(t *testing.T) {
 				{"-t", "2", "-z", "-l", ";"}, {"-t", "0.7", "-0", "1", "-Z", "EST5EDT"}, {"-t", "1min", "-s", "5"},
 				{"-T", "+20", "-s", "4"}, {"-S", "+2", "-T", "+23", "-s", "3", "-H"},
 			} {
+				if why := knownRealMisread(name, opts); why != "" {
+					t.Logf("pmreplay -a %s %s: not compared: %s", name, strings.Join(opts, " "), why)
+					continue
+				}
 				args := append(append([]string{"-a", a, "-o", "csv"}, opts...), names...)
 				wout, _, wrc := testenv.RunCommand(t, dir, testenv.RealEnv(), "/usr/bin/python3", append([]string{pmrep}, args...)...)
 				out, _, rc := run(t, args...)
@@ -209,5 +232,34 @@ func TestInteropDebugOption(t *testing.T) {
 		if string(wout) != out || wrc != rc {
 			t.Errorf("pmreplay %s: exit %d (pmrep %d), stdout %q (pmrep %q), stderr %q", strings.Join(args, " "), rc, wrc, out, wout, errs)
 		}
+	}
+}
+
+// TestInteropSharedInDomCache: pmrep's fetchgroup keeps one pmGetInDom
+// cache for each instance domain, shared by its metrics, filled the first
+// time an item looks at a fetch (even one without values, but not a
+// discrete metric's empty one), with the instance domain of the next
+// sample's time. On QA bigace_v2 the discrete 40.2.0 alone learns of
+// instance 7012459 too late (it is gone by the next sample's time) and
+// drops it as transient at 05:02:44; with the counter 40.2.1 beside it,
+// in either order, the counter fills the cache at the first, empty fetch
+// and 40.2.0 reports it.
+func TestInteropSharedInDomCache(t *testing.T) {
+	if !testenv.Interop() {
+		t.Skip("PCP_INTEROP=1 compares with the real pmrep")
+	}
+	pmrep := testenv.RealTool(t, "pmrep")
+	dir := testenv.SharedDir(t, "pcp-qa-archives")
+	t.Chdir(dir)
+	for _, metrics := range [][]string{{"40.2.0"}, {"40.2.1"}, {"40.2.0", "40.2.1"}, {"40.2.1", "40.2.0"}} {
+		args := append([]string{"-a", "bigace_v2", "-o", "csv", "-t", "13"}, metrics...)
+		wout, _, wrc := testenv.RunCommand(t, dir, testenv.RealEnv(), "/usr/bin/python3", append([]string{pmrep}, args...)...)
+		out, _, rc := run(t, args...)
+		if d := cmp.Diff(string(wout), out); d != "" || rc != wrc {
+			t.Errorf("pmreplay %s: differs from pmrep (exit %d, pmrep %d; -pmrep +pcpkit):\n%s", strings.Join(args, " "), rc, wrc, d)
+		}
+	}
+	if out, _, _ := run(t, "-a", "bigace_v2", "-o", "csv", "-t", "13", "40.2.1", "40.2.0"); !strings.Contains(out, ",7012459") {
+		t.Errorf("40.2.0 does not report instance 7012459 beside 40.2.1:\n%s", out)
 	}
 }
