@@ -408,11 +408,13 @@ func TestInteropInstanceNames(t *testing.T) {
 
 // TestInteropUnknownEnd: QA's badlen-2 and badlen-3 lose the end of their
 // only record, so no end can be found: the real pmval warns ("Cannot locate
-// end of archive"), prints no end: line and takes every sample.
+// end of archive"), prints no end: line and takes every sample. badlen-11
+// (one byte after its volume's label) has no end either; that byte read
+// forwards is the end of the volume.
 func TestInteropUnknownEnd(t *testing.T) {
 	testenv.RealTool(t, "pmval")
 	dir := testenv.SharedDir(t, "pcp-qa-badarchives")
-	for _, a := range []string{"badlen-2", "badlen-3"} {
+	for _, a := range []string{"badlen-2", "badlen-3", "badlen-11"} {
 		for _, opts := range [][]string{{}, {"-t", "1"}, {"-z"}, {"-S", "+1", "-T", "+5", "-t", "1"}, {"-s", "3"}, {"-r"}, {"-U", a}} {
 			args := append(append([]string{"-a", a}, opts...), "sample.seconds")
 			t.Run(strings.Join(args, " "), func(t *testing.T) {
