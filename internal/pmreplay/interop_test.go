@@ -215,16 +215,24 @@ func TestInteropCounterWrap(t *testing.T) {
 	}
 }
 
+// inQAArchives skips t unless PCP_INTEROP=1, changes to the shared QA
+// archives and gives the real pmrep and that directory.
+func inQAArchives(t *testing.T) (pmrep, dir string) {
+	t.Helper()
+	if !testenv.Interop() {
+		t.Skip("PCP_INTEROP=1 compares with the real pmrep")
+	}
+	pmrep = testenv.RealTool(t, "pmrep")
+	dir = testenv.SharedDir(t, "pcp-qa-archives")
+	t.Chdir(dir)
+	return pmrep, dir
+}
+
 // TestInteropDebugOption: -D (--debug) takes libpcp's debug options, as
 // pmrep's does: accepted (pmreplay prints no debug output), or refused
 // with pmrep's exit status.
 func TestInteropDebugOption(t *testing.T) {
-	if !testenv.Interop() {
-		t.Skip("PCP_INTEROP=1 compares with the real pmrep")
-	}
-	pmrep := testenv.RealTool(t, "pmrep")
-	dir := testenv.SharedDir(t, "pcp-qa-archives")
-	t.Chdir(dir)
+	pmrep, dir := inQAArchives(t)
 	for _, d := range [][]string{{"-D", "appl9,Timecontrol"}, {"--debug=appl9"}, {"-D", "bogus"}, {"-D", ",appl0"}} {
 		args := append(append([]string{}, d...), "-a", "ok-foo", "-o", "csv", "-s", "3", "sample.seconds")
 		wout, _, wrc := testenv.RunCommand(t, dir, testenv.RealEnv(), "/usr/bin/python3", append([]string{pmrep}, args...)...)
@@ -245,12 +253,7 @@ func TestInteropDebugOption(t *testing.T) {
 // in either order, the counter fills the cache at the first, empty fetch
 // and 40.2.0 reports it.
 func TestInteropSharedInDomCache(t *testing.T) {
-	if !testenv.Interop() {
-		t.Skip("PCP_INTEROP=1 compares with the real pmrep")
-	}
-	pmrep := testenv.RealTool(t, "pmrep")
-	dir := testenv.SharedDir(t, "pcp-qa-archives")
-	t.Chdir(dir)
+	pmrep, dir := inQAArchives(t)
 	for _, metrics := range [][]string{{"40.2.0"}, {"40.2.1"}, {"40.2.0", "40.2.1"}, {"40.2.1", "40.2.0"}} {
 		args := append([]string{"-a", "bigace_v2", "-o", "csv", "-t", "13"}, metrics...)
 		wout, _, wrc := testenv.RunCommand(t, dir, testenv.RealEnv(), "/usr/bin/python3", append([]string{pmrep}, args...)...)
