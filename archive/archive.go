@@ -69,8 +69,10 @@ func Open(name string) (*Archive, error) {
 func readLabel(path string, r io.Reader) (*Label, error) {
 	buf := make([]byte, LabelSizeV3)
 	n, err := io.ReadFull(r, buf[:8])
-	if n == 0 && err == io.EOF {
-		return nil, formatErr(path, 0, 1, pmapi.ErrNoData, "file is empty")
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		// Shorter than the length and magic words: libpcp says
+		// "Empty archive log file" (QA badlen-4's volume is "\n").
+		return nil, formatErr(path, 0, 1, pmapi.ErrNoData, "file is empty (%d bytes)", n)
 	}
 	if err != nil {
 		return nil, formatErr(path, 0, 1, pmapi.ErrLabel, "label record truncated at %d bytes", n)
@@ -122,12 +124,15 @@ func (a *Archive) loadIndex() error {
 	return err
 }
 
-// checkLabel checks that a file's label agrees with the archive's.
+// checkLabel checks that a file's label agrees with the archive's (the
+// first data volume's): the same version, and for the .meta and .index
+// files the same logger pid and host, as libpcp's __pmLogOpen checks
+// (it does not compare the labels of later data volumes).
 func (a *Archive) checkLabel(path string, l *Label, vol int) error {
 	if a.label == nil {
 		a.label = l
-	} else if l.Version != a.label.Version || l.Hostname != a.label.Hostname {
-		return formatErr(path, 0, 1, pmapi.ErrLabel, "label (version %d, host %q) does not agree with the archive's (version %d, host %q)", l.Version, l.Hostname, a.label.Version, a.label.Hostname)
+	} else if l.Version != a.label.Version || vol < 0 && (l.PID != a.label.PID || l.Hostname != a.label.Hostname) {
+		return formatErr(path, 0, 1, pmapi.ErrLabel, "label (version %d, pid %d, host %q) does not agree with the archive's (version %d, pid %d, host %q)", l.Version, l.PID, l.Hostname, a.label.Version, a.label.PID, a.label.Hostname)
 	}
 	if int(l.Vol) != vol {
 		return formatErr(path, 0, 1, pmapi.ErrLabel, "label volume %d, expected %d", l.Vol, vol)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -975,9 +976,17 @@ func TestIndexEntryRoundTrip(t *testing.T) {
 	})
 }
 
+// indexGoesBack lists the index entries of shared archives whose stamps
+// are earlier than the entry before (the index is loaded as it is, as
+// libpcp loads it). chartqa1's entry 183 is 1 µs earlier than entry 182:
+// the real pmdumplog -t prints "Error: timestamp went backwards in time
+// 22:35:06.266429 -> 22:35:06.266428" after it.
+var indexGoesBack = map[string][]int{"pcp-qa-archives/chartqa1": {183}}
+
 // The index entries of real archives decode to what pmdumplog -t prints:
 // checked here through their invariants (the first entry is the label
-// start at the end of the data volume's label; stamps never go back).
+// start at the end of the data volume's label; stamps do not go back,
+// but where indexGoesBack says).
 func TestIndexOfSharedArchives(t *testing.T) {
 	for _, sa := range sharedArchives(t) {
 		if openFails[sa.name] {
@@ -999,10 +1008,14 @@ func TestIndexOfSharedArchives(t *testing.T) {
 				t.Errorf("%s: first index entry %+v, want the label start at offset %d", sa.name, e, lab)
 			}
 		}
+		var back []int
 		for i := 1; i < len(idx); i++ {
 			if idx[i].Stamp.Before(idx[i-1].Stamp) {
-				t.Errorf("%s: index entry %d goes back in time", sa.name, i)
+				back = append(back, i)
 			}
+		}
+		if want := indexGoesBack[sa.name]; !slices.Equal(back, want) {
+			t.Errorf("%s: index entries %v go back in time, want %v", sa.name, back, want)
 		}
 		a.Close()
 	}

@@ -136,7 +136,8 @@ func AppendInDomRecord(dst []byte, version int, r *InDomRecord) ([]byte, error) 
 
 // AppendLabelRecord appends a label record (type 3 in Version 2, type 7
 // in Version 3): each set's JSON is inline, followed by its label
-// entries (docs/format.md section 7.3).
+// entries (docs/format.md section 7.3), or by its Err in place of their
+// number when Err is negative.
 func AppendLabelRecord(dst []byte, version int, r *LabelRecord) ([]byte, error) {
 	if err := checkVersion(version); err != nil {
 		return dst, err
@@ -163,6 +164,10 @@ func AppendLabelRecord(dst []byte, version int, r *LabelRecord) ([]byte, error) 
 		dst = appendU32(dst, uint32(s.Inst))
 		dst = appendU32(dst, uint32(len(s.JSON)))
 		dst = append(dst, s.JSON...)
+		if s.Err < 0 {
+			dst = appendU32(dst, uint32(s.Err))
+			continue
+		}
 		dst = appendU32(dst, uint32(len(s.Labels)))
 		for _, l := range s.Labels {
 			dst = binary.BigEndian.AppendUint16(dst, uint16(l.NameOff))
@@ -307,7 +312,7 @@ type MetaRecord struct {
 	Raw    []byte // the whole record, both length words included
 
 	Desc  *pmapi.Desc // MetaDesc
-	Names []string    // MetaDesc: the metric's names in record order
+	Names []string    // MetaDesc: the metric's names in record order, as written (NULs and all)
 	InDom *InDomRecord
 	Label *LabelRecord // all its sets, none dropped
 	Text  *HelpText
@@ -398,7 +403,7 @@ func DecodeMetaRecord(file string, rec []byte, version int) (*MetaRecord, error)
 		mr.InDom = &ir
 	case MetaLabelV2, MetaLabel:
 		// decode again without the reader's de-duplication
-		lr := decodeLabelRecord(&body{b: rec[8 : len(rec)-4]}, version)
+		lr := decodeLabelRecord(&body{b: rec[8 : len(rec)-4]}, recordVersion(uint32(mr.Type)))
 		mr.Label = &lr
 	case MetaText:
 		t := m.Texts[0]

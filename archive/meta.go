@@ -94,6 +94,11 @@ type LabelSet struct {
 	Inst   int32
 	JSON   string
 	Labels []LabelEntry
+	// Err, when negative, is what the record holds in place of the
+	// number of labels: the error code the PMDA gave for this set (as
+	// pmlogger wrote it), with no labels. libpcp keeps it and reads on;
+	// pmlogextract copies it as it is.
+	Err int32
 }
 
 // LabelRecord is one label record from the .meta file.
@@ -125,15 +130,16 @@ type Meta struct {
 	byName      map[string]pmapi.PMID
 	AllNames    []string // every name, in file order
 
-	InDomRecords []InDomRecord // every indom record, in file order
-	indoms       map[pmapi.InDom][]InDomSnapshot
-	InDomOrder   []pmapi.InDom // instance domains in order of first record
+	InDomRecords []InDomRecord                   // every indom record, in file order
+	indoms       map[pmapi.InDom][]InDomSnapshot // libpcp's history of each, in time order
+	states       map[pmapi.InDom][]InDomSnapshot // the state each record leaves, in file order
+	InDomOrder   []pmapi.InDom                   // instance domains in order of first record
 
 	Size int64 // bytes in the (decompressed) .meta file
 
-	Labels    []LabelRecord // in file order, repeated label sets dropped
-	labelSeen map[labelKey]string
-	Texts     []HelpText // in file order
+	Labels    []LabelRecord // in file order, repeated label sets dropped as libpcp drops them
+	rawLabels []LabelRecord // every label record, as written
+	Texts     []HelpText    // in file order
 }
 
 func newMeta() *Meta {
@@ -144,6 +150,7 @@ func newMeta() *Meta {
 		nodeSeq:     map[string]int{},
 		byName:      map[string]pmapi.PMID{},
 		indoms:      map[pmapi.InDom][]InDomSnapshot{},
+		states:      map[pmapi.InDom][]InDomSnapshot{},
 	}
 }
 
@@ -212,7 +219,9 @@ func (m *Meta) Lookup(name string) (pmapi.PMID, bool) {
 	return p, ok
 }
 
-// InDomHistory returns every snapshot of indom, oldest first.
+// InDomHistory returns the snapshots of indom as libpcp keeps them: in
+// time order (records stamped alike in file order), a repeat of a
+// snapshot at its time left out (see insertState).
 func (m *Meta) InDomHistory(indom pmapi.InDom) []InDomSnapshot { return m.indoms[indom] }
 
 // InDomAt returns the snapshot of indom in force at t: the latest one
@@ -248,6 +257,7 @@ func loadMeta(file string, r io.Reader, start int64, version int) (*Meta, error)
 		n, err := io.ReadFull(r, hdr[:])
 		if err == io.EOF {
 			d.meta.Size = off
+			d.meta.Labels = dropRepeatedLabels(d.meta.rawLabels)
 			return d.meta, nil
 		}
 		if err != nil {
@@ -354,8 +364,10 @@ func (d *metaDecoder) record(rec []byte, off int64, recno int) error {
 		nn := b.count(4)
 		names := make([]string, 0, nn)
 		for i := 0; i < nn && !b.bad; i++ {
+			// libpcp reads a name as a C string: it ends at its first
+			// NUL (QA vldb-disks pads disk.dev.total with five).
 			l := b.count(1)
-			names = append(names, string(b.bytes(l)))
+			names = append(names, cstring(b.bytes(l)))
 		}
 		if b.bad {
 			return bad("descriptor")
@@ -374,17 +386,18 @@ func (d *metaDecoder) record(rec []byte, off int64, recno int) error {
 			m.AllNames = append(m.AllNames, n)
 		}
 	case MetaInDomV2, MetaInDom, MetaInDomDelta:
-		if (typ == MetaInDomV2) != (d.version == 2) {
-			return formatErr(d.file, off, recno, pmapi.ErrLogRec, "instance domain record type %d in a version %d archive", typ, d.version)
-		}
-		ir := InDomRecord{Offset: off, Type: int(typ), Stamp: b.stamp(d.version), InDom: pmapi.InDom(b.u32())}
+		// libpcp reads a record by its own type, whatever the
+		// archive's version (QA badmeta-6 and -7 mix the two).
+		ir := InDomRecord{Offset: off, Type: int(typ), Stamp: b.stamp(recordVersion(typ)), InDom: pmapi.InDom(b.u32())}
 		n := b.count(8)
 		if b.bad {
 			return bad("instance domain")
 		}
 		ir.Insts = make([]int32, n)
 		for i := range ir.Insts {
-			ir.Insts[i] = int32(b.u32())
+			if ir.Insts[i] = int32(b.u32()); ir.Insts[i] < 0 {
+				return bad("instance domain (negative instance identifier)")
+			}
 		}
 		idx := make([]int32, n)
 		for i := range idx {
@@ -410,14 +423,19 @@ func (d *metaDecoder) record(rec []byte, off int64, recno int) error {
 		}
 		for i, x := range idx {
 			if x < 0 {
-				if typ != MetaInDomDelta {
+				if typ != MetaInDomDelta || x != -1 {
 					return bad("instance domain (negative name offset)")
 				}
 				ir.Deleted[i] = true
 				continue
 			}
-			if int(x) >= len(strs) {
+			if int(x) > len(strs) {
 				return bad("instance domain (name offset past the record)")
+			}
+			if int(x) == len(strs) {
+				// libpcp lets an offset point just past the names (the
+				// name is whatever follows in its memory): empty here
+				continue
 			}
 			e := len(strs)
 			if k := sort.SearchInts(nuls, int(x)); k < len(nuls) {
@@ -430,14 +448,11 @@ func (d *metaDecoder) record(rec []byte, off int64, recno int) error {
 		}
 		m.addInDom(ir)
 	case MetaLabelV2, MetaLabel:
-		if (typ == MetaLabelV2) != (d.version == 2) {
-			return formatErr(d.file, off, recno, pmapi.ErrLogRec, "label record type %d in a version %d archive", typ, d.version)
-		}
-		lr := decodeLabelRecord(b, d.version)
+		lr := decodeLabelRecord(b, recordVersion(typ))
 		if b.bad {
 			return bad("label")
 		}
-		m.addLabels(lr)
+		m.rawLabels = append(m.rawLabels, lr)
 	case MetaText:
 		t := HelpText{Type: b.u32(), Ident: b.u32()}
 		if b.bad {
@@ -451,49 +466,143 @@ func (d *metaDecoder) record(rec []byte, off int64, recno int) error {
 	return nil
 }
 
-type labelKey struct {
-	typ, ident uint32
-	inst       int32
+// labelChainKey names a chain of label records: their type and ident.
+type labelChainKey struct{ typ, ident uint32 }
+
+// recordVersion is the format version whose timestamps a metadata record
+// of type typ holds: 2 for TYPE_INDOM_V2 and TYPE_LABEL_V2, otherwise 3.
+func recordVersion(typ uint32) int {
+	if typ == MetaInDomV2 || typ == MetaLabelV2 {
+		return 2
+	}
+	return 3
 }
 
-// addLabels keeps a label record, dropping the label sets that repeat what
-// is already known for the same type, ident and instance (as libpcp does
-// when it loads label metadata); a record with nothing new is dropped.
-func (m *Meta) addLabels(lr LabelRecord) {
-	if m.labelSeen == nil {
-		m.labelSeen = map[labelKey]string{}
-	}
-	kept := lr.Sets[:0:0]
-	for _, s := range lr.Sets {
-		k := labelKey{lr.Type, lr.Ident, s.Inst}
-		if old, ok := m.labelSeen[k]; ok && old == s.JSON {
-			continue
+// dropRepeatedLabels applies libpcp's check for repeated label sets
+// (__pmCheckDupLabels, run once an archive's metadata are loaded) to
+// recs, in file order, and returns the records it keeps, in that order.
+// libpcp chains the records of each type and ident newest first (those
+// stamped alike in file order) and, walking each chain once, drops from
+// a record the sets that are the same (sameLabelSet) as one of the next
+// record's, then the record itself if no set is left. A set so drops
+// when the record after it in the chain repeats it, even at the same
+// time (QA nvidiagpu-0 holds two records of InDom 3.9's instance labels
+// at 14:02:23.497239535: the first keeps only the two sets the second
+// lacks). The kept records' Sets are new slices; recs is not changed.
+func dropRepeatedLabels(recs []LabelRecord) []LabelRecord {
+	chains := map[labelChainKey][]int{}
+	var keys []labelChainKey
+	for i := range recs {
+		k := labelChainKey{recs[i].Type, recs[i].Ident}
+		if _, ok := chains[k]; !ok {
+			keys = append(keys, k)
 		}
-		m.labelSeen[k] = s.JSON
-		kept = append(kept, s)
+		chains[k] = append(chains[k], i)
 	}
-	if len(kept) == 0 && len(lr.Sets) > 0 {
-		return
+	sets := make([][]LabelSet, len(recs))
+	for i := range recs {
+		sets[i] = recs[i].Sets
 	}
-	lr.Sets = kept
-	m.Labels = append(m.Labels, lr)
+	dropped := make([]bool, len(recs))
+	for _, k := range keys {
+		c := chains[k]
+		sort.SliceStable(c, func(x, y int) bool { return recs[c[y]].Stamp.Before(recs[c[x]].Stamp) })
+		for n := 0; n+1 < len(c); n++ {
+			cur, next := c[n], c[n+1]
+			var kept []LabelSet
+			for _, ls := range sets[cur] {
+				repeated := false
+				for j := range sets[next] {
+					if sameLabelSet(&ls, &sets[next][j]) {
+						repeated = true
+						break
+					}
+				}
+				if !repeated {
+					kept = append(kept, ls)
+				}
+			}
+			sets[cur] = kept
+			dropped[cur] = len(kept) == 0
+		}
+	}
+	out := make([]LabelRecord, 0, len(recs))
+	for i, r := range recs {
+		if !dropped[i] {
+			r.Sets = sets[i]
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
-// addInDom records an indom record and extends that indom's history.
+// sameLabelSet is libpcp's samelabelset: the same instance, the same
+// number of labels (or error code), and each label of a found in b by
+// name with the same value. The JSON texts themselves are not compared.
+func sameLabelSet(a, b *LabelSet) bool {
+	if a.Inst != b.Inst || a.count() != b.count() {
+		return false
+	}
+	for _, la := range a.Labels {
+		found := false
+		for _, lb := range b.Labels {
+			na, okA := jsonField(a.JSON, la.NameOff, la.NameLen)
+			nb, okB := jsonField(b.JSON, lb.NameOff, lb.NameLen)
+			if !okA || !okB || na != nb {
+				continue
+			}
+			va, okA := jsonField(a.JSON, la.ValueOff, la.ValueLen)
+			vb, okB := jsonField(b.JSON, lb.ValueOff, lb.ValueLen)
+			if !okA || !okB || va != vb {
+				return false
+			}
+			found = true
+			break
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// count is the set's label count as written: Err, or the number of
+// labels.
+func (s *LabelSet) count() int {
+	if s.Err < 0 {
+		return int(s.Err)
+	}
+	return len(s.Labels)
+}
+
+// jsonField is the n bytes of a label set's JSON at off, if they are
+// there.
+func jsonField(json string, off, n int) (string, bool) {
+	if off < 0 || n < 0 || off+n > len(json) {
+		return "", false
+	}
+	return json[off : off+n], true
+}
+
+// addInDom records an indom record, the state it leaves (deltas applied
+// to the state before it in time) and adds that state to the indom's
+// history as libpcp's addindom does.
 func (m *Meta) addInDom(ir InDomRecord) {
 	m.InDomRecords = append(m.InDomRecords, ir)
 	h, seen := m.indoms[ir.InDom]
 	if !seen {
 		m.InDomOrder = append(m.InDomOrder, ir.InDom)
 	}
+	// pos: after every state stamped at or before the record.
+	pos := sort.Search(len(h), func(i int) bool { return ir.Stamp.Before(h[i].Stamp) })
 	var snap InDomSnapshot
-	if ir.Type == MetaInDomDelta && len(h) > 0 && len(ir.Insts) == 0 {
+	if ir.Type == MetaInDomDelta && pos > 0 && len(ir.Insts) == 0 {
 		// An empty delta changes nothing: share the previous lists
 		// rather than copy them (a damaged .meta may hold millions).
-		prev := h[len(h)-1]
+		prev := h[pos-1]
 		snap.Insts, snap.Names = prev.Insts, prev.Names
-	} else if ir.Type == MetaInDomDelta && len(h) > 0 {
-		prev := h[len(h)-1]
+	} else if ir.Type == MetaInDomDelta && pos > 0 {
+		prev := h[pos-1]
 		del := map[int32]bool{}
 		for i, x := range ir.Insts {
 			if ir.Deleted[i] {
@@ -516,7 +625,62 @@ func (m *Meta) addInDom(ir InDomRecord) {
 		snap.Insts, snap.Names = ir.Insts, ir.Names
 	}
 	snap.Stamp = ir.Stamp
-	m.indoms[ir.InDom] = append(h, snap)
+	m.states[ir.InDom] = append(m.states[ir.InDom], snap)
+	m.indoms[ir.InDom] = insertState(h, pos, snap)
+}
+
+// insertState puts snap at pos in h, a history in time order, where pos
+// ends the states stamped at or before snap, as libpcp's addindom does:
+// a state that is the same as one already at its time (sameState) is not
+// added again; that one moves to the end of its time slot instead, which
+// is where the next search for that time finds it. (QA 540117-short,
+// bigace_v2, pcp-pidstat and pyapi repeat instance domain records.)
+func insertState(h []InDomSnapshot, pos int, snap InDomSnapshot) []InDomSnapshot {
+	for i := pos - 1; i >= 0 && h[i].Stamp == snap.Stamp; i-- {
+		if sameState(&h[i], &snap) {
+			dup := h[i]
+			copy(h[i:pos-1], h[i+1:pos])
+			h[pos-1] = dup
+			return h
+		}
+	}
+	h = append(h, InDomSnapshot{})
+	copy(h[pos+1:], h[pos:])
+	h[pos] = snap
+	return h
+}
+
+// sameState reports whether two states hold the same instances with the
+// same names, in any order (libpcp's sameindom; an instance is assumed to
+// appear once). Their stamps do not count.
+func sameState(a, b *InDomSnapshot) bool {
+	if len(a.Insts) != len(b.Insts) {
+		return false
+	}
+	for i, x := range a.Insts {
+		if i < len(b.Insts) && b.Insts[i] == x {
+			if a.Names[i] != b.Names[i] {
+				return false
+			}
+			continue
+		}
+		name, ok := b.Lookup(x)
+		if !ok || name != a.Names[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// InDomRecordState returns the state the n-th record (from 0, in file
+// order) of indom leaves: its instances, deltas applied. Unlike the
+// history, it has one state per record, repeats included.
+func (m *Meta) InDomRecordState(indom pmapi.InDom, n int) (*InDomSnapshot, bool) {
+	st := m.states[indom]
+	if n < 0 || n >= len(st) {
+		return nil, false
+	}
+	return &st[n], true
 }
 
 // Traverse returns the leaf names at or below name in the order libpcp's
@@ -566,8 +730,14 @@ func decodeLabelRecord(b *body, version int) LabelRecord {
 		s := LabelSet{Inst: int32(b.u32())}
 		jl := b.count(1)
 		s.JSON = string(b.bytes(jl))
-		nl := b.count(8)
-		for k := 0; k < nl && !b.bad; k++ {
+		// A negative count is an error code (s.Err), not damage.
+		nl := int32(b.u32())
+		if nl < 0 {
+			s.Err = nl
+		} else if int64(nl)*8 > int64(len(b.b)-b.p) {
+			b.bad = true
+		}
+		for k := 0; k < int(nl) && !b.bad; k++ {
 			w := b.bytes(8)
 			if w == nil {
 				break

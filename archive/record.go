@@ -178,7 +178,8 @@ func (r *Record) Result() *pmapi.Result {
 		for j := 0; j < int(vs.numval); j++ {
 			v := r.Value(i, j)
 			if v.Block != nil {
-				v.Block = append([]byte(nil), v.Block...)
+				// (an empty block stays a block: sample.aggregate.null)
+				v.Block = append(make([]byte, 0, len(v.Block)), v.Block...)
 			}
 			out.Values = append(out.Values, v)
 		}

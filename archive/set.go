@@ -110,8 +110,6 @@ func OpenSet(name string) (*Set, error) {
 	}
 	if s.meta == nil {
 		s.meta = s.archives[0].Meta()
-	} else {
-		s.meta.sortInDoms()
 	}
 	return s, nil
 }
@@ -176,7 +174,6 @@ func expandList(name string) []string {
 // node above it is already in the namespace: PCP 6.0.3 does add the
 // nodes such a name needs, but cannot find them (nor anything below them)
 // afterwards, so only leaves under the first archive's nodes are seen.
-// Call sortInDoms after the last merge.
 //
 // A descriptor that differs from the one already known for its PMID is
 // refused as libpcp refuses it: pmapi.ErrLogChangeType, ErrLogChangeSem,
@@ -196,7 +193,7 @@ func (m *Meta) merge(src *Meta, first bool) error {
 			return pmapi.ErrLogChangeSem
 		case old.InDom != d.InDom:
 			return pmapi.ErrLogChangeInDom
-		case old.Units != d.Units:
+		case !old.Units.Equal(d.Units):
 			return pmapi.ErrLogChangeUnits
 		}
 	}
@@ -228,41 +225,20 @@ func (m *Meta) merge(src *Meta, first bool) error {
 		if !seen {
 			m.InDomOrder = append(m.InDomOrder, ind)
 		}
-		m.indoms[ind] = append(h, src.indoms[ind]...)
+		for _, snap := range src.indoms[ind] {
+			pos := sort.Search(len(h), func(i int) bool { return snap.Stamp.Before(h[i].Stamp) })
+			h = insertState(h, pos, snap)
+		}
+		m.indoms[ind] = h
+		m.states[ind] = append(m.states[ind], src.states[ind]...)
 	}
-	for _, l := range src.Labels {
-		m.addLabels(l)
-	}
+	// libpcp checks for repeats again over all the label records loaded
+	// so far: the kept ones of the earlier archives, all of this one's.
+	m.rawLabels = append(m.rawLabels, src.rawLabels...)
+	m.Labels = dropRepeatedLabels(append(m.Labels, src.rawLabels...))
 	m.Texts = append(m.Texts, src.Texts...)
 	m.Size += src.Size
 	return nil
-}
-
-// sortInDoms puts every instance domain's snapshots in time order and
-// drops a snapshot that repeats the one before it at the same time.
-func (m *Meta) sortInDoms() {
-	same := func(a, b *InDomSnapshot) bool {
-		if a.Stamp != b.Stamp || len(a.Insts) != len(b.Insts) {
-			return false
-		}
-		for i := range a.Insts {
-			if a.Insts[i] != b.Insts[i] || a.Names[i] != b.Names[i] {
-				return false
-			}
-		}
-		return true
-	}
-	for ind, h := range m.indoms {
-		sort.SliceStable(h, func(i, j int) bool { return h[i].Stamp.Before(h[j].Stamp) })
-		out := h[:0]
-		for i := range h {
-			if len(out) > 0 && same(&out[len(out)-1], &h[i]) {
-				continue
-			}
-			out = append(out, h[i])
-		}
-		m.indoms[ind] = out
-	}
 }
 
 // Close closes every archive of the set.

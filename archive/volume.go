@@ -103,11 +103,13 @@ func (ws *windows) bytes(v *volume, off int64, n int, forward bool) ([]byte, err
 func (ws *windows) release() { *ws = windows{} }
 
 // next reads the record starting at off through ws. It returns the whole record
-// (both length words included). At the exact end of the volume it
+// (both length words included). At the end of the volume, or fewer than
+// the 4 bytes of a length word before it (libpcp's __pmLogRead takes a
+// short header read at end of file for the end of the volume), it
 // returns io.EOF; a partial or inconsistent record gives a FormatError
 // wrapping pmapi.ErrLogRec (recno numbers it in messages, 0: unknown).
 func (v *volume) next(ws *windows, off int64, recno int) ([]byte, error) {
-	if off == v.size {
+	if off+4 > v.size {
 		return nil, io.EOF
 	}
 	h, err := ws.bytes(v, off, 4, true)

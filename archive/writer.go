@@ -1134,14 +1134,8 @@ func (w *Writer) Close() error {
 	if err == nil {
 		err = w.syncAll()
 	}
-	w.closed = true
-	for _, f := range []*outFile{w.meta, w.data, w.index} {
-		if f == nil {
-			continue
-		}
-		if cerr := f.f.Close(); cerr != nil && err == nil {
-			err = cerr
-		}
+	if cerr := w.closeFiles(); err == nil {
+		err = cerr
 	}
 	// The last volume, then the metadata, compressed once complete.
 	if err == nil && w.opts.Compress != "" {
@@ -1152,6 +1146,38 @@ func (w *Writer) Close() error {
 			if err = compressFile(f.path, w.opts.Compress, w.opts.Perm); err != nil {
 				break
 			}
+		}
+	}
+	return err
+}
+
+// Abandon closes the files as they are, with what was written flushed but
+// without the closing index entry, fsync or compression: what PCP 6.0.3's
+// pmlogextract -d leaves after a fatal error.
+func (w *Writer) Abandon() error {
+	if w.closed {
+		return ErrWriterClosed
+	}
+	err := w.err
+	if err == nil {
+		err = w.flushAll()
+	}
+	if cerr := w.closeFiles(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// closeFiles closes the writer's files, and reports the first error.
+func (w *Writer) closeFiles() error {
+	w.closed = true
+	var err error
+	for _, f := range []*outFile{w.meta, w.data, w.index} {
+		if f == nil {
+			continue
+		}
+		if cerr := f.f.Close(); cerr != nil && err == nil {
+			err = cerr
 		}
 	}
 	return err

@@ -19,9 +19,15 @@ import (
 // held with int8 semantics: a negative power is stored as uint8(int8(n)), so
 // int8(u.ScaleCount) is the exponent; UnitsFromUint32 and ParseUnits always
 // return it that way (and Uint32 also accepts the bare 4-bit form, 8..15).
+//
+// Pad is pmUnits' last byte, padding that means nothing. PCP copies it
+// as it comes (pmlogger from pmcd to the archive, pmlogextract from
+// archive to archive: QA darwin_env-1 and extra hold non-zero pads), so
+// UnitsFromUint32 and Uint32 keep it; Equal, IsZero and String ignore it.
 type Units struct {
 	DimSpace, DimTime, DimCount       int8
 	ScaleSpace, ScaleTime, ScaleCount uint8
+	Pad                               uint8
 }
 
 // Space scales (PM_SPACE_*): powers of 1024 bytes.
@@ -64,22 +70,31 @@ func UnitsFromUint32(w uint32) Units {
 		ScaleSpace: uint8(w>>16) & 0xf,
 		ScaleTime:  uint8(w>>12) & 0xf,
 		ScaleCount: uint8(sext4(w >> 8)),
+		Pad:        uint8(w),
 	}
 }
 
 // Uint32 packs u into the 32-bit form that UnitsFromUint32 reads, keeping
-// the low 4 bits of each field; the padding byte is zero.
+// the low 4 bits of each field, and Pad as the low byte.
 func (u Units) Uint32() uint32 {
 	return uint32(u.DimSpace)&0xf<<28 |
 		uint32(u.DimTime)&0xf<<24 |
 		uint32(u.DimCount)&0xf<<20 |
 		uint32(u.ScaleSpace)&0xf<<16 |
 		uint32(u.ScaleTime)&0xf<<12 |
-		uint32(u.ScaleCount)&0xf<<8
+		uint32(u.ScaleCount)&0xf<<8 |
+		uint32(u.Pad)
+}
+
+// Equal reports whether u and v have the same dimensions and scales,
+// whatever their Pad (libpcp compares units field by field).
+func (u Units) Equal(v Units) bool {
+	u.Pad, v.Pad = 0, 0
+	return u == v
 }
 
 // IsZero reports whether u has no dimensions and no scales at all.
-func (u Units) IsZero() bool { return u.Uint32() == 0 }
+func (u Units) IsZero() bool { return u.Uint32()&^0xff == 0 }
 
 // CountScale is the power of ten of the count dimension, -8..7.
 func (u Units) CountScale() int { return int(sext4(uint32(u.ScaleCount))) }

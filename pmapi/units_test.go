@@ -26,7 +26,9 @@ func TestUnitsWord(t *testing.T) {
 		{0xf0120300, Units{DimSpace: -1, DimCount: 1, ScaleSpace: SpaceMByte, ScaleCount: 3}, "count x 10^3 / Mbyte"},
 		{0x00100d00, Units{DimCount: 1, ScaleCount: uint8(0xfd)}, "count x 10^-3"},
 		{0x80000000, Units{DimSpace: -8}, "/ byte^8"},
-		{0xffffffff &^ 0xff, Units{-1, -1, -1, 15, 15, 0xff}, "/ space-15 time-15 count x 10^-1"},
+		{0xffffffff &^ 0xff, Units{-1, -1, -1, 15, 15, 0xff, 0}, "/ space-15 time-15 count x 10^-1"},
+		// the padding byte is kept (QA darwin_env-1, power.battery.capacity.max)
+		{0x0100501a, Units{DimTime: 1, ScaleTime: TimeHour, Pad: 0x1a}, "hour"},
 	} {
 		if got := UnitsFromUint32(c.w); got != c.u {
 			t.Errorf("UnitsFromUint32(%#08x) = %+v, want %+v", c.w, got, c.u)
@@ -38,10 +40,13 @@ func TestUnitsWord(t *testing.T) {
 			t.Errorf("%#08x String() = %q, want %q", c.w, got, c.text)
 		}
 	}
-	// the padding byte is ignored; the bare 4-bit count scale packs as the
-	// int8 form does
-	if u := UnitsFromUint32(0x100100ab); u != (Units{DimSpace: 1, ScaleSpace: 1}) {
-		t.Errorf("padding not ignored: %+v", u)
+	// the padding byte is kept, and ignored by Equal and IsZero; the bare
+	// 4-bit count scale packs as the int8 form does
+	if u := UnitsFromUint32(0x100100ab); u != (Units{DimSpace: 1, ScaleSpace: 1, Pad: 0xab}) || !u.Equal(Units{DimSpace: 1, ScaleSpace: 1}) {
+		t.Errorf("padding not kept apart: %+v", u)
+	}
+	if u := UnitsFromUint32(0x000000ab); !u.IsZero() || u.Equal(Units{DimCount: 1}) {
+		t.Errorf("padding-only units %+v: IsZero %v", u, u.IsZero())
 	}
 	if a, b := (Units{DimCount: 1, ScaleCount: 0xd}), (Units{DimCount: 1, ScaleCount: 0xfd}); a.Uint32() != b.Uint32() || a.CountScale() != -3 || b.CountScale() != -3 {
 		t.Errorf("count scale forms differ")

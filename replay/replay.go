@@ -216,7 +216,8 @@ func (c *Context) Fetch(pmids []pmapi.PMID) (*pmapi.Result, error) {
 				continue
 			}
 			if v.Block != nil {
-				v.Block = append([]byte(nil), v.Block...)
+				// (an empty block stays a block: sample.aggregate.null)
+				v.Block = append(make([]byte, 0, len(v.Block)), v.Block...)
 			}
 			vs.Values = append(vs.Values, v)
 		}

@@ -128,22 +128,28 @@ func (d *dumper) fail(format string, a ...any) int {
 }
 
 func (d *dumper) run(args []string) int {
-	opts, operands, err := getopt.Parse(args, shortOpts, longOpts)
-	if err != nil {
-		for _, e := range err.(getopt.Errors) {
-			fmt.Fprintf(d.errw, "pmdumplog: %s\n", e)
-		}
-		fmt.Fprint(d.errw, usage)
-		return 1
-	}
+	evs, operands := getopt.ParseEvents(args, shortOpts, longOpts)
 	o := &d.opt
-	sections := false
-	for _, op := range opts {
+	sections, bad := false, false
+	nopts := 0
+	for _, op := range evs {
+		if op.Err != "" {
+			// a bad option: reported in its turn, the usage at the end
+			fmt.Fprintf(d.errw, "pmdumplog: %s\n", op.Err)
+			bad = true
+			continue
+		}
+		nopts++
 		switch op.Short {
 		case 'a':
 			o.descs, o.verboseLabel, o.label, o.metrics, o.insts, o.sizes, o.index = true, true, true, true, true, true, true
 			sections = true
 		case 'D':
+			// libpcp's debug options: accepted, and nothing printed
+			if !getopt.ValidDebug(op.Arg) {
+				fmt.Fprintf(d.errw, "pmdumplog: unrecognized debug options specification (%s)\n", op.Arg)
+				bad = true
+			}
 		case 'd':
 			o.descs, sections = true, true
 		case 'e':
@@ -186,18 +192,21 @@ func (d *dumper) run(args []string) int {
 			fmt.Fprintf(d.errw, "pmdumplog version %s\n", Version)
 			return 0
 		case '?':
-			fmt.Fprint(d.errw, usage)
-			return 1
+			bad = true // the usage, after the other options' complaints
 		case 1000:
 			o.json = true
 		}
 	}
 	if o.hostzone && o.tz != "" {
-		fmt.Fprintf(d.errw, "pmdumplog: at most one of -Z and -z allowed\n%s", usage)
+		fmt.Fprintf(d.errw, "pmdumplog: at most one of -Z and -z allowed\n")
+		bad = true
+	}
+	if bad {
+		fmt.Fprint(d.errw, usage)
 		return 1
 	}
 	if o.rawSet {
-		if len(operands) > 0 || len(opts) > 1 {
+		if len(operands) > 0 || nopts > 1 {
 			fmt.Fprint(d.errw, usage)
 			return 1
 		}
@@ -241,6 +250,11 @@ func (d *dumper) run(args []string) int {
 	}
 	if rc := d.setZone(); rc != 0 {
 		return rc
+	}
+	if _, err := a.End(); err != nil {
+		// pmGetContextOptions: the end is unknown, and said so.
+		d.out.Flush()
+		fmt.Fprint(d.errw, getopt.UnknownEnd("pmdumplog", name, archive.ErrText(err)))
 	}
 	if len(operands) > 1 {
 		if rc := d.selectMetrics(operands[1:]); rc != 0 {
@@ -317,7 +331,7 @@ func (d *dumper) stampX(b []byte, t pmapi.Timestamp, ver, xflag int) []byte {
 		}
 	}
 	if xflag > 2 {
-		b = fmt.Appendf(b, " %d", t.Sec)
+		b = fmt.Appendf(b, " %d", uint64(t.Sec)) // printed as unsigned, as the real tool does
 	}
 	return b
 }

@@ -184,12 +184,18 @@ func (d *dumper) instName(desc *pmapi.Desc, inst int32, t pmapi.Timestamp) (stri
 	return lookupInst(d.snapshot(desc, t), inst)
 }
 
-// snapshot is the instance domain of desc in force at t, nil if none.
+// snapshot is the instance domain of desc in force at t, nil if none: a
+// record older than the domain's first state has no instance names
+// (libpcp's pmNameInDomArchive looks for a state at or before the time
+// of the record, and prints ???).
 func (d *dumper) snapshot(desc *pmapi.Desc, t pmapi.Timestamp) *archive.InDomSnapshot {
 	if desc == nil || desc.InDom == pmapi.InDomNull {
 		return nil
 	}
-	s, _ := d.a.Meta().InDomAt(desc.InDom, t)
+	s, ok := d.a.Meta().InDomAt(desc.InDom, t)
+	if !ok || t.Before(s.Stamp) {
+		return nil
+	}
 	return s
 }
 

@@ -14,7 +14,7 @@ import (
 func (d *dumper) labelStamp(b []byte, t pmapi.Timestamp) []byte {
 	b = pcptime.AppendCtimeStamp(b, d.z.Civil(t.Sec), int64(t.Nsec), fracDigits(d.ver))
 	if d.opt.xflag > 2 {
-		b = fmt.Appendf(b, " %d", t.Sec)
+		b = fmt.Appendf(b, " %d", uint64(t.Sec))
 	}
 	return b
 }
@@ -78,7 +78,7 @@ func typeName(t pmapi.Type) string {
 	case pmapi.TypeNoSupport:
 		return "Not Supported"
 	}
-	return fmt.Sprintf("???")
+	return "???"
 }
 
 // names is the "a or b" list of p's names, or the placeholder the real
@@ -99,13 +99,22 @@ func appendInDom(b []byte, in pmapi.InDom) []byte {
 // appendDesc appends a descriptor as pmPrintDesc does.
 func (d *dumper) appendDesc(b []byte, desc *pmapi.Desc) []byte {
 	b = fmt.Appendf(b, "    Data Type: %s", typeName(desc.Type))
+	if typeName(desc.Type) == "???" {
+		// pmPrintDesc adds the number of an unknown type or semantics
+		// (QA badmeta-2)
+		b = fmt.Appendf(b, " (%d)", int32(desc.Type))
+	}
 	if desc.Type == pmapi.TypeNoSupport {
 		return append(b, '\n')
 	}
 	b = append(b, "  InDom: "...)
 	b = appendInDom(b, desc.InDom)
 	b = append(b, '\n')
-	b = fmt.Appendf(b, "    Semantics: %s  Units: ", desc.Sem)
+	b = fmt.Appendf(b, "    Semantics: %s", desc.Sem)
+	if desc.Sem.String() == "???" {
+		b = fmt.Appendf(b, " (%d)", int32(desc.Sem))
+	}
+	b = append(b, "  Units: "...)
 	u := desc.Units.String()
 	if u == "" {
 		u = "none"
@@ -348,16 +357,51 @@ func (d *dumper) dumpIndex() {
 		b = append(b, "\t\t"...)
 	}
 	b = append(b, "Log Vol    end(meta)     end(log)\n"...)
-	for _, e := range d.a.Index() {
+	// The real tool's integrity checks, in its order. A volume's size
+	// is looked up when the volume changes: a missing one is reported
+	// then, once, and its offsets are not checked.
+	metaSize := d.a.Meta().Size
+	logSize := int64(-1)
+	idx := d.a.Index()
+	for i, e := range idx {
 		b = d.stamp(b, e.Stamp)
 		b = fmt.Appendf(b, "\t  %5d  %11d  %11d\n", e.Vol, e.MetaOff, e.DataOff)
-		if e.MetaOff > d.a.Meta().Size {
-			b = fmt.Appendf(b, "\t\tError: offset to meta file past end of file (%d)\n", d.a.Meta().Size)
+		if i == 0 || e.Vol != idx[i-1].Vol {
+			logSize = -1
+			if d.a.VolumePath(int(e.Vol)) == "" {
+				b = fmt.Appendf(b, "\t\tWarning: file missing for log volume %d\n", e.Vol)
+			} else if sz, err := d.a.VolumeSize(int(e.Vol)); err == nil {
+				logSize = sz
+			}
 		}
-		if d.a.VolumePath(int(e.Vol)) == "" {
-			b = fmt.Appendf(b, "\t\tWarning: file missing for log volume %d\n", e.Vol)
-		} else if sz, err := d.a.VolumeSize(int(e.Vol)); err == nil && e.DataOff > sz {
-			b = fmt.Appendf(b, "\t\tError: offset to log file past end of file (%d)\n", sz)
+		if e.Stamp.Sec < 0 || e.Stamp.Nsec < 0 || e.Stamp.Nsec > 999999999 {
+			b = fmt.Appendf(b, "\t\tError: illegal timestamp value (%d sec, %d nsec)\n", e.Stamp.Sec, e.Stamp.Nsec)
+		}
+		if e.MetaOff > metaSize {
+			b = fmt.Appendf(b, "\t\tError: offset to meta file past end of file (%d)\n", metaSize)
+		}
+		if logSize != -1 && e.DataOff > logSize {
+			b = fmt.Appendf(b, "\t\tError: offset to log file past end of file (%d)\n", logSize)
+		}
+		if i == 0 {
+			continue
+		}
+		last := &idx[i-1]
+		if e.Stamp.Before(last.Stamp) {
+			b = append(b, "\t\tError: timestamp went backwards in time "...)
+			b = d.stampX(b, last.Stamp, d.ver, 0)
+			b = append(b, " -> "...)
+			b = d.stampX(b, e.Stamp, d.ver, 0)
+			b = append(b, '\n')
+		}
+		if e.Vol < last.Vol {
+			b = append(b, "\t\tError: volume number decreased\n"...)
+		}
+		if e.Vol == last.Vol && e.MetaOff < last.MetaOff {
+			b = append(b, "\t\tError: offset to meta file decreased\n"...)
+		}
+		if e.Vol == last.Vol && e.DataOff < last.DataOff {
+			b = append(b, "\t\tError: offset to log file decreased\n"...)
 		}
 	}
 	d.buf = b

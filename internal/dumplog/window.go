@@ -3,7 +3,9 @@ package dumplog
 import (
 	"fmt"
 
+	"github.com/pcpkit/pcpkit/internal/getopt"
 	"github.com/pcpkit/pcpkit/pcptime"
+	"github.com/pcpkit/pcpkit/pmapi"
 )
 
 // parseWindow applies -S and -T as pmParseTimeWindow does, relative to the
@@ -19,7 +21,7 @@ func (d *dumper) parseWindow() int {
 	}
 	end, err := d.a.End()
 	if err != nil {
-		end = d.start
+		end = pmapi.Timestamp{Sec: getopt.UnknownEndSec}
 	}
 	w, _, perr := pcptime.ParseWindowSpec(spec, d.start, end, d.z)
 	if perr != nil {

@@ -49,3 +49,19 @@ func TestParse(t *testing.T) {
 		}
 	}
 }
+
+// The -D arguments PCP 6.0.3's pmdumplog accepts and refuses
+// ("unrecognized debug options specification").
+func TestValidDebug(t *testing.T) {
+	for _, s := range []string{"pdu,fetch", "all", "2048", "-1", "PDU", "pdu,", "", "0", "desperate", "tls",
+		"100000000000", "ALL", "Appl0", " 5", "+5", "007", "99999999999999999999", "pdu,5", "5,pdu"} {
+		if !ValidDebug(s) {
+			t.Errorf("ValidDebug(%q) = false", s)
+		}
+	}
+	for _, s := range []string{"0x10", "appl0,bogus", " appl0", "12abc", "none", ",pdu", "pdu,,fetch", "pdu,,", "5 ", "-", "appl"} {
+		if ValidDebug(s) {
+			t.Errorf("ValidDebug(%q) = true", s)
+		}
+	}
+}

@@ -11,42 +11,48 @@ import (
 )
 
 // A configuration (-c) names the metrics to extract, each optionally with
-// instances, in pmlogextract's syntax:
+// instances, in pmlogextract's syntax (its lex.l and gram.y):
 //
 //	# comment
 //	kernel.all.cpu
 //	kernel.percpu.cpu.sys ["cpu0","cpu1"]
-//	disk.dev ["dks0d1"] network.interface [ 0, 'lo' ]
+//	disk.dev ["dks0d1"] network.interface [ 0, 'lo' ], hinv.ncpu
 //
-// A name may be a non-leaf of the namespace (all its leaves are taken).
-// Instances are numbers (internal identifiers) or names, quoted with ' or
-// " or bare words, separated by white space or commas.
+// A name ([A-Za-z][A-Za-z0-9_.]*) may be a non-leaf of the namespace (all
+// its leaves are taken). Instances are numbers (internal identifiers,
+// [0-9]+) or names: bare words, or quoted with " or ' (not empty, on one
+// line). Metrics and instances may be separated by one comma. Any other
+// character is "Unexpected character 'C'".
 
 // cfgSpec is one metric of a configuration file.
 type cfgSpec struct {
 	name  string
-	line  int // line of the name (as the real parser counts it)
+	line  int // the line the real parser is on when it looks the metric up
 	insts []cfgInst
 }
 
 type cfgInst struct {
-	num    int32
-	isNum  bool
-	name   string
-	line   int
-	quoted bool
+	num   int32
+	isNum bool
+	name  string // as printed in warnings (a number as the int it becomes)
 }
 
-// cfgSyntaxError is a configuration the real parser rejects.
+// cfgSyntaxError is a configuration the real parser rejects: the message
+// is "syntax error" or the lexer's "Unexpected character 'C'".
 type cfgSyntaxError struct {
 	line int
+	msg  string
 }
 
-func (e *cfgSyntaxError) Error() string { return fmt.Sprintf("[line %d] syntax error", e.line) }
+func (e *cfgSyntaxError) Error() string { return fmt.Sprintf("[line %d] %s", e.line, e.msg) }
 
-// parseConfig reads a configuration. The line numbers are those the real
-// tool's lexer reports: a metric name's line is counted after the token
-// that follows it has been read.
+// parseConfig reads a configuration as the real tool's parser does. On a
+// syntax error it also returns the specifications the parser reduced
+// before it, which the real tool has looked up (and warned about)
+// already: a metric is looked up when its "]" is read, or when the token
+// after its name is read (even one that is then a syntax error, but not
+// a character the lexer rejects), and the line numbers are the lexer's
+// at that moment.
 func parseConfig(r io.Reader) ([]cfgSpec, error) {
 	b, err := io.ReadAll(r)
 	if err != nil {
@@ -54,41 +60,75 @@ func parseConfig(r io.Reader) ([]cfgSpec, error) {
 	}
 	lx := &cfgLexer{s: string(b), line: 1}
 	var specs []cfgSpec
+	syntax := func() ([]cfgSpec, error) { return specs, &cfgSyntaxError{line: lx.line, msg: "syntax error"} }
 	tok := lx.next()
-	for tok.kind != tokEOF {
-		if tok.kind != tokName {
-			return nil, &cfgSyntaxError{line: lx.line}
+	for {
+		if tok.kind == tokComma && len(specs) > 0 {
+			tok = lx.next()
+			if tok.kind != tokName && tok.kind != tokBad {
+				return syntax()
+			}
+		}
+		switch tok.kind {
+		case tokBad:
+			return specs, lx.err
+		case tokEOF:
+			return specs, nil
+		case tokName:
+		default:
+			return syntax()
 		}
 		spec := cfgSpec{name: tok.text}
-		tok = lx.next()
-		spec.line = lx.line
+		if tok = lx.next(); tok.kind == tokBad {
+			return specs, lx.err
+		}
 		if tok.kind == tokOpen {
 			for {
 				tok = lx.next()
 				switch tok.kind {
-				case tokNumber:
-					n, err := strconv.ParseInt(tok.text, 10, 32)
-					if err != nil {
-						return nil, &cfgSyntaxError{line: lx.line}
-					}
-					spec.insts = append(spec.insts, cfgInst{num: int32(n), isNum: true, name: tok.text, line: lx.line})
-					continue
-				case tokString, tokName:
-					spec.insts = append(spec.insts, cfgInst{name: tok.text, line: lx.line, quoted: tok.kind == tokString})
-					continue
-				case tokClose:
+				case tokNumber, tokString, tokName:
+					spec.insts = append(spec.insts, instOf(tok))
+				case tokBad:
+					return specs, lx.err
 				default:
-					return nil, &cfgSyntaxError{line: lx.line}
+					return syntax()
 				}
-				break
+				tok = lx.next()
+				if tok.kind == tokComma {
+					continue
+				}
+				if tok.kind == tokClose {
+					break
+				}
+				if tok.kind == tokBad {
+					return specs, lx.err
+				}
+				// another instance follows directly
+				lx.push(tok)
 			}
-			// the grammar reduces the spec at "]", with no look-ahead
+			// reduced at "]", with no look-ahead
 			spec.line = lx.line
+			specs = append(specs, spec)
 			tok = lx.next()
+			continue
 		}
+		spec.line = lx.line
 		specs = append(specs, spec)
 	}
-	return specs, nil
+}
+
+// instOf is the instance a token names: a number is read as atol reads
+// it and kept as the int the real tool stores.
+func instOf(tok cfgToken) cfgInst {
+	if tok.kind != tokNumber {
+		return cfgInst{name: tok.text}
+	}
+	var n int64
+	for _, c := range tok.text {
+		n = n*10 + int64(c-'0')
+	}
+	v := int32(n)
+	return cfgInst{num: v, isNum: true, name: strconv.Itoa(int(v))}
 }
 
 type tokKind int
@@ -100,7 +140,8 @@ const (
 	tokString
 	tokOpen
 	tokClose
-	tokBad
+	tokComma
+	tokBad // the lexer's error, in cfgLexer.err
 )
 
 type cfgToken struct {
@@ -109,28 +150,32 @@ type cfgToken struct {
 }
 
 type cfgLexer struct {
-	s    string
-	p    int
-	line int
+	s      string
+	p      int
+	line   int
+	err    error     // set with a tokBad
+	pushed *cfgToken // a token given back
 }
 
-func isNameStart(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
-}
+func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-func isNameChar(c byte) bool {
-	return isNameStart(c) || c >= '0' && c <= '9' || c == '.' || c == '-'
-}
+// push gives back a token for next to return again.
+func (l *cfgLexer) push(t cfgToken) { l.pushed = &t }
 
-// next returns the next token, skipping white space, commas and comments.
+// next returns the next token, skipping white space and comments.
 func (l *cfgLexer) next() cfgToken {
+	if t := l.pushed; t != nil {
+		l.pushed = nil
+		return *t
+	}
 	for l.p < len(l.s) {
 		c := l.s[l.p]
 		switch {
 		case c == '\n':
 			l.line++
 			l.p++
-		case c == ' ' || c == '\t' || c == '\r' || c == ',':
+		case c == ' ' || c == '\t' || c == '\r':
 			l.p++
 		case c == '#':
 			for l.p < len(l.s) && l.s[l.p] != '\n' {
@@ -142,47 +187,39 @@ func (l *cfgLexer) next() cfgToken {
 		case c == ']':
 			l.p++
 			return cfgToken{kind: tokClose}
+		case c == ',':
+			l.p++
+			return cfgToken{kind: tokComma}
 		case c == '"' || c == '\'':
-			q := c
-			l.p++
+			if e := strings.IndexAny(l.s[l.p+1:], string(c)+"\n"); e > 0 && l.s[l.p+1+e] == c {
+				t := l.s[l.p+1 : l.p+1+e]
+				l.p += e + 2
+				return cfgToken{kind: tokString, text: t}
+			}
+			return l.bad(c)
+		case isDigit(c):
 			start := l.p
-			for l.p < len(l.s) && l.s[l.p] != q {
-				if l.s[l.p] == '\n' {
-					l.line++
-				}
+			for l.p < len(l.s) && isDigit(l.s[l.p]) {
 				l.p++
-			}
-			if l.p >= len(l.s) {
-				return cfgToken{kind: tokBad}
-			}
-			t := l.s[start:l.p]
-			l.p++
-			return cfgToken{kind: tokString, text: t}
-		case c >= '0' && c <= '9' || c == '-':
-			start := l.p
-			l.p++
-			for l.p < len(l.s) && l.s[l.p] >= '0' && l.s[l.p] <= '9' {
-				l.p++
-			}
-			if l.p < len(l.s) && isNameChar(l.s[l.p]) {
-				for l.p < len(l.s) && isNameChar(l.s[l.p]) {
-					l.p++
-				}
-				return cfgToken{kind: tokName, text: l.s[start:l.p]}
 			}
 			return cfgToken{kind: tokNumber, text: l.s[start:l.p]}
-		case isNameStart(c):
+		case isAlpha(c):
 			start := l.p
-			for l.p < len(l.s) && isNameChar(l.s[l.p]) {
+			for l.p < len(l.s) && (isAlpha(l.s[l.p]) || isDigit(l.s[l.p]) || l.s[l.p] == '_' || l.s[l.p] == '.') {
 				l.p++
 			}
 			return cfgToken{kind: tokName, text: l.s[start:l.p]}
 		default:
-			l.p++
-			return cfgToken{kind: tokBad}
+			return l.bad(c)
 		}
 	}
 	return cfgToken{kind: tokEOF}
+}
+
+// bad is the lexer's error on a character it has no rule for.
+func (l *cfgLexer) bad(c byte) cfgToken {
+	l.err = &cfgSyntaxError{line: l.line, msg: fmt.Sprintf("Unexpected character '%c'", c)}
+	return cfgToken{kind: tokBad}
 }
 
 // mlEntry is one metric of the selection, as the real tool keeps them:
@@ -218,16 +255,6 @@ func (s *selection) find(p pmapi.PMID) int {
 
 func (s *selection) hasPMID(p pmapi.PMID) bool { return s.find(p) >= 0 }
 
-// keeps reports whether a record has a selected metric.
-func (s *selection) keeps(r *archive.Record) bool {
-	for i := 0; i < r.NumPMID(); i++ {
-		if s.hasPMID(r.PMID(i)) {
-			return true
-		}
-	}
-	return false
-}
-
 func (s *selection) hasInDom(indom pmapi.InDom) bool {
 	for j := range s.ml {
 		if s.ml[j].indom == indom {
@@ -250,10 +277,13 @@ func (s *selection) hasCluster(ident uint32) bool {
 // resolveConfig turns a parsed configuration into a selection against
 // the inputs' namespaces and instance domains, printing the real tool's
 // warnings to out. A name is looked up in the inputs in command-line
-// order, in the first one that knows it. It returns nil when nothing
-// valid is selected (the real tool then extracts everything).
+// order, in the first one that knows it. It returns nil when no metric
+// with a descriptor was named (the real tool then extracts everything),
+// and an empty selection when metrics were named but none of their
+// instances exists (the real tool then extracts nothing).
 func (x *extractor) resolveConfig(specs []cfgSpec, file string, out io.Writer) *selection {
 	sel := &selection{}
+	named := false
 	for _, sp := range specs {
 		var src *input
 		var leaves []string
@@ -275,6 +305,7 @@ func (x *extractor) resolveConfig(specs []cfgSpec, file string, out io.Writer) *
 				fmt.Fprintf(out, "Warning [%s, line %d]\nDescription unavailable for metric \"%s\" ... not extracted\nReason: %s\n", file, sp.line, leaf, pmapi.ErrPMID.Error())
 				continue
 			}
+			named = true
 			e := mlEntry{pmid: pmid, indom: desc.InDom}
 			if len(sp.insts) == 0 {
 				if desc.InDom == pmapi.InDomNull {
@@ -288,7 +319,7 @@ func (x *extractor) resolveConfig(specs []cfgSpec, file string, out io.Writer) *
 			for _, ci := range sp.insts {
 				id, ok := lookupInst(meta, desc.InDom, ci)
 				if !ok {
-					fmt.Fprintf(out, "Warning [%s, line %d]\nInstance \"%s\" is not defined for the metric \"%s\"\n", file, ci.line, ci.name, leaf)
+					fmt.Fprintf(out, "Warning [%s, line %d]\nInstance \"%s\" is not defined for the metric \"%s\"\n", file, sp.line, ci.name, leaf)
 					continue
 				}
 				if id > -1 {
@@ -303,7 +334,7 @@ func (x *extractor) resolveConfig(specs []cfgSpec, file string, out io.Writer) *
 			sel.ml = append(sel.ml, e)
 		}
 	}
-	if len(sel.ml) == 0 {
+	if !named {
 		return nil
 	}
 	return sel

@@ -44,6 +44,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -64,6 +65,8 @@ type Options struct {
 	Zone            *pcptime.Zone // zone of -S/-T times (nil: the local zone)
 	Config          string        // -c file ("" for none)
 	AlwaysMark      bool          // -m: a <mark> between inputs even when pmcd carried on
+	SkipMismatched  bool          // -x: leave out metrics whose metadata differ between inputs
+	Daily           bool          // -w: the -S to -T window of every day (both must be given)
 	FirstTZ         bool          // -f: the output takes the first input's time zone
 	Samples         int           // -s: stop after this many records (0: no limit)
 	VolSamples      int           // -v: start a new volume after this many records
@@ -83,9 +86,7 @@ type input struct {
 	end   pmapi.Timestamp
 	cur   *archive.Cursor
 
-	meta    []archive.MetaRecord
-	metaPos int
-	indomN  map[pmapi.InDom]int // states of each indom met so far
+	meta *metaStream
 
 	multi     bool          // named by a list or directory of archives
 	res       *pmapi.Result // the next record to write, rebuilt (selected): sel.res
@@ -100,14 +101,22 @@ type input struct {
 	pmcdSeq   int64
 }
 
+// metaStream is the metadata records of an input archive as the real tool
+// reads them: one after the other from the archive's .meta file. Inputs
+// that libpcp gives the same archive control share it (see shareMeta).
+type metaStream struct {
+	recs   []archive.MetaRecord
+	pos    int
+	indomN map[pmapi.InDom]int // records of each indom read so far
+}
+
 // pending reports whether the input has a record to write.
 func (in *input) pending() bool { return in.res != nil || in.rec != nil }
 
 // indomRec is one state of an instance domain.
 type indomRec struct {
 	stamp   pmapi.Timestamp
-	insts   []int32
-	names   []string
+	state   *archive.InDomSnapshot
 	written bool
 }
 
@@ -151,12 +160,14 @@ type extractor struct {
 	version int
 
 	descs  map[pmapi.PMID]*descRec
+	skip   []pmapi.PMID // -x: metrics left out, in the order found
 	indoms map[pmapi.InDom]*indomList
 	labels map[uint32]*lhash.Table[*labelRec] // by label type, then ident
 	texts  map[textKey]*textRec
 
 	winLo, winHi pmapi.Timestamp // winHi is already one second past -T
 	hasLo, hasHi bool
+	daily        bool // -w: the window moves on a day at its end
 	logEnd       pmapi.Timestamp
 	w            *archive.Writer
 	firstDatarec bool
@@ -239,7 +250,7 @@ func (x *extractor) openInputs() error {
 		if err != nil {
 			return &Error{Msg: fmt.Sprintf("Error: cannot open archive %q: %s", name, archive.ErrText(err))}
 		}
-		in := &input{name: name, a: a, label: a.Label(), pmcdPid: -1, pmcdSeq: -1, indomN: map[pmapi.InDom]int{}}
+		in := &input{name: name, a: a, label: a.Label(), pmcdPid: -1, pmcdSeq: -1}
 		in.multi = name != path && (strings.Contains(name, ",") || isDir(name))
 		x.inputs = append(x.inputs, in)
 		end, err := a.End()
@@ -301,23 +312,23 @@ func (x *extractor) setup() error {
 	if _, err := os.Stat(filepath.Dir(o.Output)); err != nil {
 		return &Error{Msg: fmt.Sprintf("__pmLogNewFile: failed to create %q: %s\n%s: Error: __pmLogCreate: %s", o.Output+".index", archive.ErrText(err), o.progName, archive.ErrText(err)), NoPrefix: true}
 	}
-	// The time window, against the span of all the inputs, in
-	// microseconds.
-	lo, hi := first.label.Start, first.end
+	// The end of all the inputs.
+	x.logEnd = first.end
 	for _, in := range x.inputs {
-		if in.label.Start.Before(lo) {
-			lo = in.label.Start
-		}
-		if hi.Before(in.end) {
-			hi = in.end
+		if x.logEnd.Before(in.end) {
+			x.logEnd = in.end
 		}
 	}
-	x.logEnd = hi
 	if o.Start != nil || o.End != nil {
 		z := o.Zone
 		if z == nil {
 			z = pcptime.LocalZone()
 		}
+		// The real tool keeps the span of all the inputs, but parses
+		// -S and -T against the first input's (its logstart_tv and
+		// logend_tv are set from that input only): -T past that
+		// input's end is brought back to it.
+		lo, hi := first.label.Start, first.end
 		lo.Nsec -= lo.Nsec % 1000
 		hi.Nsec -= hi.Nsec % 1000
 		w, _, perr := pcptime.ParseWindowSpec(pcptime.WindowSpec{Start: o.Start, End: o.End}, lo, hi, z)
@@ -343,23 +354,52 @@ func (x *extractor) setup() error {
 		}
 		specs, err := parseConfig(f)
 		f.Close()
+		// The real tool looks each metric up as its parser reduces it:
+		// the warnings of those before a syntax error come first.
+		x.sel = x.resolveConfig(specs, o.Config, x.errOut)
 		if err != nil {
 			var se *cfgSyntaxError
 			if errors.As(err, &se) {
-				return &Error{Msg: fmt.Sprintf("Specification error in configuration file (%s)\n[line %d] syntax error", o.Config, se.line), NoPrefix: true}
+				return &Error{Msg: fmt.Sprintf("Specification error in configuration file (%s)\n%s", o.Config, se), NoPrefix: true}
 			}
 			return err
 		}
-		x.sel = x.resolveConfig(specs, o.Config, x.errOut)
 	}
-	for _, in := range x.inputs {
+	if x.daily = o.Daily && x.hasLo && x.hasHi; x.daily && x.winLo.Sec+secPerDay < x.winHi.Sec {
+		fmt.Fprintf(x.errOut, "%s: Warning: -S and -T must specify a time window within\nthe same day, for -w to be used.  Ignoring -w flag.\n", o.progName)
+		x.daily = false
+	}
+	for k, in := range x.inputs {
+		if in.meta = x.shareMeta(k); in.meta != nil {
+			continue
+		}
 		mrs, err := in.a.MetaRecords()
 		if err != nil {
 			return &Error{Msg: fmt.Sprintf("Error: pmaGetLog[meta %s]: %s", in.name, archive.ErrText(err)), NotCreated: true}
 		}
-		in.meta = mrs
+		in.meta = &metaStream{recs: mrs, indomN: map[pmapi.InDom]int{}}
 	}
 	return x.loadMeta()
+}
+
+// shareMeta returns the metadata stream of an earlier input that input k
+// shares, or nil. libpcp gives a new archive context the archive control
+// of an open one (not of a list or directory) whose archive's base name
+// is the new context's name, exactly as given; the .meta file's read
+// position is in that control, so the real tool reads each record of
+// "pmlogextract A A" once, for one input or the other (but every record
+// twice for "A A.meta", and for "A.meta A.meta").
+func (x *extractor) shareMeta(k int) *metaStream {
+	in := x.inputs[k]
+	if in.multi {
+		return nil
+	}
+	for _, prev := range x.inputs[:k] {
+		if !prev.multi && prev.a.BaseName() == in.name {
+			return prev.meta
+		}
+	}
+	return nil
 }
 
 // loadMeta gathers the wanted metadata of all inputs, one record of each
@@ -368,9 +408,9 @@ func (x *extractor) loadMeta() error {
 	for {
 		more := false
 		for _, in := range x.inputs {
-			for in.metaPos < len(in.meta) {
-				mr := &in.meta[in.metaPos]
-				in.metaPos++
+			for ms := in.meta; ms.pos < len(ms.recs); {
+				mr := &ms.recs[ms.pos]
+				ms.pos++
 				if x.wantMeta(in, mr) {
 					if err := x.addMeta(in, mr); err != nil {
 						return err
@@ -388,6 +428,12 @@ func (x *extractor) loadMeta() error {
 		sort.SliceStable(l.recs, func(i, j int) bool { return l.recs[i].stamp.Before(l.recs[j].stamp) })
 		l.sorted = true
 	}
+	if len(x.skip) > 0 {
+		fmt.Fprintf(x.errOut, "Warning: the metrics below will be missing from the output archive\n")
+		for _, p := range x.skip {
+			fmt.Fprintf(x.errOut, "\tPMID: %s\n", p)
+		}
+	}
 	return nil
 }
 
@@ -396,7 +442,7 @@ func (x *extractor) loadMeta() error {
 // states before it.)
 func (x *extractor) wantMeta(in *input, mr *archive.MetaRecord) bool {
 	if mr.InDom != nil {
-		in.indomN[mr.InDom.InDom]++
+		in.meta.indomN[mr.InDom.InDom]++
 	}
 	if x.sel == nil {
 		return true
@@ -444,13 +490,12 @@ func (x *extractor) addMeta(in *input, mr *archive.MetaRecord) error {
 		return x.addDesc(in, mr)
 	case mr.InDom != nil:
 		// The state the record leaves (deltas applied).
-		h := in.a.Meta().InDomHistory(mr.InDom.InDom)
-		n := in.indomN[mr.InDom.InDom] - 1
-		if n < 0 || n >= len(h) {
+		st, ok := in.a.Meta().InDomRecordState(mr.InDom.InDom, in.meta.indomN[mr.InDom.InDom]-1)
+		if !ok {
 			return &Error{Msg: fmt.Sprintf("Error: instance domain %s of %s is inconsistent", mr.InDom.InDom, in.name), NotCreated: true}
 		}
 		l := x.indomList(mr.InDom.InDom)
-		l.recs = append(l.recs, &indomRec{stamp: mr.InDom.Stamp, insts: h[n].Insts, names: h[n].Names})
+		l.recs = append(l.recs, &indomRec{stamp: mr.InDom.Stamp, state: st})
 	case mr.Label != nil:
 		t := x.labels[mr.Label.Type]
 		if t == nil {
@@ -485,32 +530,75 @@ func (x *extractor) indomList(indom pmapi.InDom) *indomList {
 // metadata that changed between inputs, as the real tool does.
 func (x *extractor) addDesc(in *input, mr *archive.MetaRecord) error {
 	d := mr.Desc
-	for p, old := range x.descs {
-		if p != d.PMID && matchNames(old.names, mr.Names) {
-			return &Error{Msg: fmt.Sprintf("Error: metric %s: PMID changed from %s to %s!", strings.Join(old.names, ", "), old.desc.PMID, d.PMID), NotCreated: true}
+	// Every difference is reported: with -x as a warning, the metric
+	// then left out; without, the first stops the extraction.
+	var err error
+	mismatch := func(p pmapi.PMID, format string, args ...any) {
+		if err != nil {
+			return
+		}
+		if !x.opt.SkipMismatched {
+			err = &Error{Msg: "Error: " + fmt.Sprintf(format, args...), NotCreated: true}
+			return
+		}
+		fmt.Fprintf(x.errOut, "%s: Warning: %s\n", x.opt.progName, fmt.Sprintf(format, args...))
+		x.skipMetric(p)
+	}
+	others := make([]pmapi.PMID, 0, len(x.descs))
+	for p := range x.descs {
+		others = append(others, p)
+	}
+	slices.Sort(others)
+	for _, p := range others {
+		if old := x.descs[p]; p != d.PMID && matchNames(old.names, mr.Names) {
+			mismatch(old.desc.PMID, "metric %s: PMID changed from %s to %s!", strings.Join(old.names, ", "), old.desc.PMID, d.PMID)
 		}
 	}
 	old, ok := x.descs[d.PMID]
 	if !ok {
-		x.descs[d.PMID] = &descRec{desc: *d, names: mr.Names}
-		x.indomList(d.InDom)
-		return nil
+		if err == nil {
+			x.descs[d.PMID] = &descRec{desc: *d, names: mr.Names}
+			x.indomList(d.InDom)
+		}
+		return err
 	}
 	names := strings.Join(old.names, ", ")
-	switch {
-	case !sameNames(old.names, mr.Names):
-		return &Error{Msg: fmt.Sprintf("Error: metric PMID %s: name changed from %s to %s!", d.PMID, names, strings.Join(mr.Names, ", ")), NotCreated: true}
-	case old.desc.Type != d.Type:
-		return &Error{Msg: fmt.Sprintf("Error: metric %s: type changed from %s to %s!", names, old.desc.Type, d.Type), NotCreated: true}
-	case old.desc.InDom != d.InDom:
-		return &Error{Msg: fmt.Sprintf("Error: metric %s: indom changed from %s to %s!", names, old.desc.InDom, d.InDom), NotCreated: true}
-	case old.desc.Sem != d.Sem:
-		return &Error{Msg: fmt.Sprintf("Error: metric %s: semantics changed from %s to %s!", names, old.desc.Sem, d.Sem), NotCreated: true}
-	case old.desc.Units != d.Units:
-		return &Error{Msg: fmt.Sprintf("Error: metric %s: units changed from %s to %s!", names, old.desc.Units, d.Units), NotCreated: true}
+	p := d.PMID
+	if !sameNames(old.names, mr.Names) {
+		mismatch(p, "metric PMID %s: name changed from %s to %s!", d.PMID, names, strings.Join(mr.Names, ", "))
 	}
-	return nil
+	if old.desc.Type != d.Type {
+		mismatch(p, "metric %s: type changed from %s to %s!", names, old.desc.Type, d.Type)
+	}
+	if old.desc.InDom != d.InDom {
+		mismatch(p, "metric %s: indom changed from %s to %s!", names, old.desc.InDom, d.InDom)
+	}
+	if old.desc.Sem != d.Sem {
+		mismatch(p, "metric %s: semantics changed from %s to %s!", names, semText(old.desc.Sem), semText(d.Sem))
+	}
+	if !old.desc.Units.Equal(d.Units) {
+		mismatch(p, "metric %s: units changed from %s to %s!", names, old.desc.Units, d.Units)
+	}
+	return err
 }
+
+// semText is the real tool's printsem.
+func semText(s pmapi.Sem) string {
+	if t := s.String(); t != "???" {
+		return t
+	}
+	return fmt.Sprintf("unknown (%d)", int32(s))
+}
+
+// skipMetric adds p to the metrics -x leaves out (once).
+func (x *extractor) skipMetric(p pmapi.PMID) {
+	if !slices.Contains(x.skip, p) {
+		x.skip = append(x.skip, p)
+	}
+}
+
+// skipped reports whether -x leaves p out.
+func (x *extractor) skipped(p pmapi.PMID) bool { return slices.Contains(x.skip, p) }
 
 // matchNames reports whether two name lists share a name.
 func matchNames(a, b []string) bool {
@@ -601,10 +689,10 @@ func (x *extractor) nextlog() bool {
 			if x.hasLo && r.Stamp.Before(x.winLo) {
 				continue
 			}
-			if in.multi && (r.IsMark() || x.sel == nil || x.sel.keeps(r)) {
+			if in.multi && (r.IsMark() || x.sel == nil && len(x.skip) == 0 || x.keeps(r)) {
 				in.laststamp = r.Stamp
 			}
-			if r.IsMark() || x.sel == nil {
+			if r.IsMark() || x.sel == nil && len(x.skip) == 0 {
 				// Copied as it is, or converted to the output's
 				// version, by archive.Writer.PutRecord (see
 				// putRecord); the cursor is not read again before it
@@ -664,8 +752,19 @@ type selected struct {
 	ends []int // where each value set's values end in vals
 }
 
-// searchRecord applies the selection to a record as the real tool does
-// (searchmlist), into out; it reports false when none of the record's
+// keeps reports whether a record has a metric the selection (if any)
+// keeps and -x does not leave out.
+func (x *extractor) keeps(r *archive.Record) bool {
+	for i := 0; i < r.NumPMID(); i++ {
+		if p := r.PMID(i); !x.skipped(p) && (x.sel == nil || x.sel.hasPMID(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// searchRecord applies the selection and -x's skipped metrics to a
+// record as the real tool does (searchmlist), into out; it reports false when none of the record's
 // metrics is selected. Value sets keep the record's order; a metric
 // with listed instances keeps those, in the list's order. The real tool
 // decides whether to pick instances for a value set by the number of
@@ -683,12 +782,18 @@ func (x *extractor) searchRecord(out *selected, r *archive.Record) bool {
 	}
 	lastNumVal := r.NumVal(n - 1)
 	for i := 0; i < n; i++ {
-		j := x.sel.find(r.PMID(i))
-		if j < 0 {
+		if x.skipped(r.PMID(i)) {
 			continue
 		}
 		vs := pmapi.ValueSet{PMID: r.PMID(i), NumVal: r.NumVal(i), ValFmt: r.ValFmt(i)}
-		e := &x.sel.ml[j]
+		e := &mlEntry{numinst: -1} // no selection: every value
+		if x.sel != nil {
+			j := x.sel.find(r.PMID(i))
+			if j < 0 {
+				continue
+			}
+			e = &x.sel.ml[j]
+		}
 		start := len(out.vals)
 		if e.numinst != -1 && lastNumVal > 0 {
 			for _, want := range e.insts {
@@ -764,7 +869,17 @@ func (x *extractor) run() error {
 			break
 		}
 		if x.hasHi && x.winHi.Before(curlog) {
-			break
+			if !x.daily {
+				break
+			}
+			done, err := x.nextDay()
+			if err != nil {
+				return err
+			}
+			if done {
+				break
+			}
+			continue
 		}
 		x.current = curlog
 		in := x.inputs[ilog]
@@ -795,6 +910,40 @@ func (x *extractor) run() error {
 		return x.writeErr(err)
 	}
 	return nil
+}
+
+// secPerDay is -w's step.
+const secPerDay = 86400
+
+// nextDay moves -w's window on a day, as the real tool's checkwinend
+// does: it is done when the window then starts after the end of the
+// inputs; otherwise the records pending before the window's new start
+// are dropped and a <mark> 1 ms after the last record written closes the
+// day.
+func (x *extractor) nextDay() (done bool, err error) {
+	x.winLo.Sec += secPerDay
+	x.winHi.Sec += secPerDay
+	if x.logEnd.Before(x.winLo) {
+		return true, nil
+	}
+	for _, in := range x.inputs {
+		if in.pending() && in.stamp.Before(x.winLo) {
+			in.res, in.rec = nil, nil
+		}
+	}
+	if x.w == nil {
+		// Nothing written yet (a first day with no record): PCP 6.0.3
+		// writes this <mark> before the data volume's label, and its
+		// output is "Illegal label record"; pcpkit writes none.
+		return false, nil
+	}
+	t := x.current.Add(1e6)
+	if err := x.w.PutMark(t); err != nil {
+		return false, x.writeErr(err)
+	}
+	x.current = t
+	x.written++
+	return false, nil
 }
 
 // pmcdCarriedOn reports whether the input that ends and the input with
@@ -850,8 +999,7 @@ func (x *extractor) putRecord(in *input, mintime pmapi.Timestamp) error {
 			x.pmids = append(x.pmids, in.res.VSets[i].PMID)
 		}
 	}
-	culled, err := x.putMetadata(in, in.stamp, x.pmids)
-	if err != nil {
+	if err := x.putMetadata(in.stamp, x.pmids); err != nil {
 		return err
 	}
 	if x.opt.VolSamples > 0 && x.written > 0 && x.written%x.opt.VolSamples == 0 {
@@ -862,25 +1010,11 @@ func (x *extractor) putRecord(in *input, mintime pmapi.Timestamp) error {
 		b = pcptime.AppendStamp(b, x.zone().Civil(in.stamp.Sec), int64(in.stamp.Nsec), 9)
 		fmt.Fprintf(x.errOut, "%s: New log volume %d, at %s\n", x.opt.progName, x.w.Volume(), b)
 	}
-	res := in.res
-	switch {
-	case in.rec != nil && !culled:
+	var err error
+	if in.rec != nil {
 		err = x.w.PutRecord(in.rec)
-	case in.rec != nil:
-		res = in.rec.Result()
-		fallthrough
-	default:
-		if culled {
-			// metrics without a descriptor are left out
-			keep := res.VSets[:0]
-			for _, v := range res.VSets {
-				if _, ok := x.descs[v.PMID]; ok {
-					keep = append(keep, v)
-				}
-			}
-			res.VSets = keep
-		}
-		err = x.w.PutResult(res)
+	} else {
+		err = x.w.PutResult(in.res)
 	}
 	if err != nil {
 		return x.writeErr(err)
@@ -935,10 +1069,11 @@ func (x *extractor) writeErr(err error) error {
 // abandon removes a partial output, as the real tool does after a fatal
 // error (unless -d).
 func (x *extractor) abandon() {
-	x.w.Close()
 	if x.opt.Desperate {
+		x.w.Abandon()
 		return
 	}
+	x.w.Close()
 	names := []string{x.opt.Output + ".meta", x.opt.Output + ".index"}
 	for v := x.w.Volume(); v >= 0; v-- {
 		names = append(names, fmt.Sprintf("%s.%d", x.opt.Output, v))
@@ -954,23 +1089,22 @@ func (x *extractor) abandon() {
 // putMetadata writes what a record at t with the metrics pmids needs,
 // for each metric in order: its descriptor, item, domain and cluster
 // labels and help texts, then the state of its instance domain in force,
-// with that domain's labels and help texts. It reports whether some
-// metrics have no descriptor (their value sets are to be left out).
-// What is written, or known to be absent, is remembered so that a
-// record whose metadata are all out costs a few flag tests per metric.
-func (x *extractor) putMetadata(in *input, t pmapi.Timestamp, pmids []pmapi.PMID) (bool, error) {
-	culled := false
+// with that domain's labels and help texts. A metric without a
+// descriptor stops the extraction, as it stops PCP 6.0.3's (QA
+// 20230506.20.02-01 in the bad archives; later versions warn and leave
+// the metric out). What is written, or known to be absent, is remembered
+// so that a record whose metadata are all out costs a few flag tests per
+// metric.
+func (x *extractor) putMetadata(t pmapi.Timestamp, pmids []pmapi.PMID) error {
 	for _, p := range pmids {
 		d, ok := x.descs[p]
 		if !ok {
-			fmt.Fprintf(x.errOut, "%s: Warning: [log %s] metadata for PMID %s has not been found, culling this metric ...\n", x.opt.progName, in.name, p)
-			culled = true
-			continue
+			return &Error{Msg: fmt.Sprintf("Error: meta data (TYPE_DESC) for pmid %s has not been found.", p), NotCreated: !x.opt.Desperate}
 		}
 		if !d.static {
 			done, err := x.putMetricMeta(d, t)
 			if err != nil {
-				return culled, err
+				return err
 			}
 			d.static = done
 		}
@@ -1000,21 +1134,21 @@ func (x *extractor) putMetadata(in *input, t pmapi.Timestamp, pmids []pmapi.PMID
 			if ir.written {
 				continue
 			}
-			rec := &archive.InDomRecord{Stamp: t, InDom: indom, Insts: ir.insts, Names: ir.names}
+			rec := &archive.InDomRecord{Stamp: t, InDom: indom, Insts: ir.state.Insts, Names: ir.state.Names}
 			if err := x.w.PutInDom(rec); err != nil {
-				return culled, x.writeErr(err)
+				return x.writeErr(err)
 			}
 			ir.written = true
 		}
 		if !l.extrasDone {
 			done, err := x.putInDomExtras(indom, t)
 			if err != nil {
-				return culled, err
+				return err
 			}
 			l.extrasDone = done
 		}
 	}
-	return culled, nil
+	return nil
 }
 
 // putMetricMeta writes a metric's descriptor, item, domain and cluster

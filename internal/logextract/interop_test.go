@@ -292,14 +292,19 @@ func TestInteropMerge(t *testing.T) {
 	testenv.RealTool(t, "pmlogcheck")
 	m := testenv.SharedDir(t, "pcp-made-archives")
 	q := testenv.SharedDir(t, "pcp-qa-archives")
+	b := testenv.SharedDir(t, "pcp-qa-badarchives")
 	mk := func(s ...string) []string {
 		var out []string
-		for _, x := range s {
+		for i, x := range s {
 			switch {
 			case strings.HasPrefix(x, "-"):
 				out = append(out, x)
+			case i > 0 && strings.Contains("|-S|-T|-s|-v|-V|-c|-Z|", "|"+s[i-1]+"|"):
+				out = append(out, x) // an option's argument
 			case strings.HasPrefix(x, "q:"):
 				out = append(out, filepath.Join(q, x[2:]))
+			case strings.HasPrefix(x, "b:"):
+				out = append(out, filepath.Join(b, x[2:]))
 			default:
 				out = append(out, filepath.Join(m, x))
 			}
@@ -313,6 +318,9 @@ func TestInteropMerge(t *testing.T) {
 		mk("killed3", "basic3", "sighup3", "vol3"), mk("-f", "basic2", "sample3"), mk("sample3", "sighup3"),
 		mk("-V", "3", "basic2", "sample2"), mk("-v", "5", "basic3", "sample3"), mk("-s", "3", "-v", "2", "basic3", "sample3"),
 		mk("-S", "@05:06:45", "-T", "@05:08:45", "basic3", "sample3"), mk("-c", "/dev/null", "basic3", "sample3"),
+		// -S and -T are parsed against the first input's span
+		mk("-S", "@05:06:45", "-T", "@05:08:45", "sample3", "basic3"), mk("-S", "+3", "-T", "-2", "basic3", "sample3"),
+		mk("-S", "+3", "-T", "-2", "sample3", "basic3"), mk("-T", "+30", "q:arch_b", "q:arch_a"),
 		mk("q:arch_a", "q:arch_b"), mk("q:arch_b", "q:arch_a"), mk("-m", "q:arch_a", "q:arch_b"),
 		mk("q:gap", "q:gap2"), mk("q:multi"), mk("q:multi_v3"), mk("q:multi-xz"), mk("-V", "3", "q:multi"),
 		mk("q:ok-mv-foo", "q:ok-foo"), mk("q:ok-interp", "q:ok-mv-interp"),
@@ -323,9 +331,28 @@ func TestInteropMerge(t *testing.T) {
 		mk("-v", "1", "synth3"), mk("-v", "7", "q:20101004-trunc"), mk("-v", "4", "-V", "3", "q:ok-mv-bar"),
 		mk("-s", "5", "q:bug-1044"), mk("-S", "@00:00:05", "-T", "@00:00:20", "q:value-test"),
 		mk("-d", "basic3"), mk("-c", "/dev/null", "sample3"),
+		// an archive merged with itself: named alike, the two inputs
+		// share one read of the metadata (so repeated instance domain
+		// records are not doubled); named otherwise, they do not
+		mk("q:20180127.08.40", "q:20180127.08.40"), mk("q:bigace_v2", "q:bigace_v2"),
+		mk("q:bigace_v2", "q:bigace_v2.meta"), mk("q:bigace_v2.meta", "q:bigace_v2"),
+		mk("q:pcp-pidstat", "q:pcp-pidstat.0", "q:pcp-pidstat"),
+		// a volume shorter than a label's first two words is empty
+		mk("b:badlen-4", "q:ok-foo"),
+		// -w: the -S to -T window of every day, a <mark> between days
+		// (QA bug-1044 and count-mark span days), and the warnings
+		// when it cannot apply
+		mk("-w", "-S", "@12:00:00", "-T", "@12:10:00", "q:bug-1044"), mk("-w", "-S", "@23:00:00", "-T", "@23:30:00", "q:bug-1044"),
+		mk("-w", "-S", "@12:00:00", "-T", "@12:10:00", "-s", "25", "q:bug-1044"), mk("-w", "-S", "@12:00:00", "-T", "@12:10:00", "-v", "7", "q:bug-1044"),
+		mk("-w", "-S", "@12:00", "q:bug-1044"), mk("-w", "q:ok-foo"), mk("-w", "-S", "+10", "-T", "+100000", "q:bug-1044"),
+		mk("-w", "-S", "@00:00", "-T", "@00:00", "q:count-mark"), mk("-w", "-S", "@11:00:00", "-T", "@11:30", "q:count-mark"),
+		// a metric without a descriptor stops PCP 6.0.3's pmlogextract
+		// (later versions leave it out); -d keeps what was written,
+		// without the closing index entry
+		mk("b:20230506.20.02-01"), mk("-d", "b:20230506.20.02-01"),
 	} {
 		args := args
-		name := strings.ReplaceAll(strings.ReplaceAll(strings.Join(args, " "), m+"/", ""), q+"/", "")
+		name := strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(strings.Join(args, " "), m+"/", ""), q+"/", ""), b+"/", "")
 		// (no comma in the name: the test's directory would read as a
 		// list of archives)
 		name = strings.ReplaceAll(name, ",", "+")
@@ -418,6 +445,8 @@ func TestInteropErrors(t *testing.T) {
 		{"--c", "/nonexist", b3, "o"}, {"--comp", b3, "o"}, {"--syn", b3, "o"},
 		{filepath.Join(m, "bad/empty3"), "o"}, {filepath.Join(m, "bad/badmagic3"), "o"}, {filepath.Join(m, "bad/truncmeta3"), "o"},
 		{b3, exists}, {b3, "/nonexistdir/o"}, {"--bogus", b3, "o"}, {"--start"},
+		// -D, libpcp's debug options: accepted (nothing printed), or refused
+		{"-D", "appl9,Timecontrol", b3, "o"}, {"-D", "bogus", b3, "o"}, {"-Dbogus", "-Q", b3, "o"}, {"-Q", "-D", ",x", b3, "o"}, {"--debug=all", b3, "o"},
 	} {
 		args := args
 		t.Run(strings.ReplaceAll(strings.Join(args, " "), m+"/", ""), func(t *testing.T) {
@@ -434,6 +463,101 @@ func TestInteropErrors(t *testing.T) {
 			if len(we) != len(ge) {
 				t.Errorf("files left: real %d, pcpkit %d", len(we), len(ge))
 			}
+		})
+	}
+}
+
+// TestInteropStdoutBuffering runs both tools with stdout and stderr on
+// one pipe (2>&1): the real tool's stdout is buffered as C's stdio
+// buffers it off a terminal, so -z's "Note: timezone" comes after the
+// warnings printed since (QA tzchange-10-a with tzchange-12-b).
+func TestInteropStdoutBuffering(t *testing.T) {
+	q := testenv.SharedDir(t, "pcp-qa-archives")
+	for _, opts := range [][]string{{"-z"}, {"-Z", "UTC"}, {"-z", "-f"}} {
+		t.Run(strings.Join(opts, " "), func(t *testing.T) {
+			dir := t.TempDir()
+			args := append(append([]string(nil), opts...), filepath.Join(q, "tzchange-10-a"), filepath.Join(q, "tzchange-12-b"))
+			cmd := exec.Command(testenv.RealTool(t, realExtract), append(args, filepath.Join(dir, "real"))...)
+			cmd.Env = testenv.RealEnv()
+			var real bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &real, &real
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("real pmlogextract: %v\n%s", err, real.Bytes())
+			}
+			if !bytes.HasPrefix(real.Bytes(), []byte("pmlogextract: Warning: timezone mismatch")) || !bytes.Contains(real.Bytes(), []byte("Note: timezone")) {
+				t.Fatalf("the real tool's note does not follow its warning:\n%s", real.Bytes())
+			}
+			var ours bytes.Buffer
+			if rc := Main(append(args, filepath.Join(dir, "ours")), &ours, &ours); rc != 0 {
+				t.Fatalf("exit status %d:\n%s", rc, ours.Bytes())
+			}
+			if got := strings.ReplaceAll(ours.String(), "ours", "real"); got != real.String() {
+				t.Errorf("2>&1 output differs:\nreal:\n%s\npcpkit:\n%s", real.Bytes(), got)
+			}
+		})
+	}
+}
+
+// TestInteropConfigErrors runs both tools with configurations the real
+// parser rejects or half accepts: the lexer's "Unexpected character"
+// errors, syntax errors after metrics already looked up (whose warnings
+// come first), instances that are not there (none valid: nothing is
+// extracted), and the real lexer's numbers, names, quotes and commas.
+func TestInteropConfigErrors(t *testing.T) {
+	testenv.RealTool(t, realExtract)
+	testenv.RealTool(t, "pmdumplog")
+	testenv.RealTool(t, "pmlogcheck")
+	q := testenv.SharedDir(t, "pcp-qa-archives")
+	for i, cfg := range []string{
+		"sample.bin [ 100 ]\nno.such.metric\nsample.colour @", "sample.bin $", "no.such\nsample.bin [ \"bin-100\" \"nosuch\" ]\n&",
+		"{", "sample.bin [", "no.such ]", "no.such 5", "no.such\n5", "sample.bin [ 100 \"nosuch\" ] ]", "no.such [ 1 2",
+		"no.such [ 1 2 \"x", "no.such\n\"x", "no.such [ 1 ] @", "no.such \"x\"", "no.such\n[ 1 ]\n@",
+		"sample.bin [ \"bin\n-100\" ]", "sample.bin [ 'bin-100' ]", "sample.bin [ -5 ]", "sample.bin [ 1a ]",
+		"sample.bin [ 99999999999 ]", "sample.bin [ bin-100 ]", "_sample", "sample.bin [ \"\" ]", "sample.bin [ 'a\"b' ]",
+		"sample.bin [ 1,,2 ]", "sample.bin,,sample.colour", "sample.bin [ 0x10 ]", "sample.bin [ 100. ]",
+		"sample.bin [ nosuch\n ]", "sample.bin [ ]", ",sample.bin", "sample.bin,", "sample.bin [ 1 , ]",
+		"sample.bin\n,\nno.such", "sample.bin [ nosuch ] no.such", "sample.bin [ nosuch ] sample.colour",
+		"sample.bin [ 100 200 300 ] sample.colour [ red, green ] sample",
+	} {
+		t.Run(fmt.Sprintf("config%d", i), func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "c")
+			writeFile(t, f, cfg+"\n")
+			interopCase(t, []string{"-c", f, filepath.Join(q, "ok-foo")})
+		})
+	}
+}
+
+// TestInteropSkipMismatched merges QA ok-foo with copies whose metadata
+// differ (made by the real pmlogrewrite: sample.bin's units, sample.drift's
+// semantics, sample.colour's type): without -x the first difference stops
+// the real tool; with -x each is a warning and the metric is left out.
+func TestInteropSkipMismatched(t *testing.T) {
+	testenv.RealTool(t, realExtract)
+	rewrite := testenv.RealTool(t, "pmlogrewrite")
+	q := filepath.Join(testenv.SharedDir(t, "pcp-qa-archives"), "ok-foo")
+	dir := t.TempDir()
+	mk := func(name, src string, rules ...string) string {
+		cfg := filepath.Join(dir, name+".cfg")
+		writeFile(t, cfg, strings.Join(rules, "\n")+"\n")
+		out := filepath.Join(dir, name)
+		if o, e, rc, _ := runReal(t, dir, rewrite, "-c", cfg, src, out); rc != 0 {
+			t.Fatalf("pmlogrewrite %s: exit %d\n%s%s", name, rc, o, e)
+		}
+		return out
+	}
+	units := mk("units", q, "metric sample.bin { units -> 1,0,0,BYTE,0,0 }")
+	sem := mk("sem", q, "metric sample.drift { sem -> counter }")
+	typ := mk("type", q, "metric sample.colour { type -> 64 }")
+	both := mk("both", units, "metric sample.drift { sem -> counter }")
+	cfg := filepath.Join(dir, "c")
+	writeFile(t, cfg, "sample.bin sample.drift sample.colour sample.seconds\n")
+	for _, args := range [][]string{
+		{q, units}, {"-x", q, units}, {"-x", q, sem}, {"-x", q, typ}, {"-x", q, both}, {"-x", both, q},
+		{"-x", q, units, sem, typ}, {"-x", "-c", cfg, q, both}, {"-x", "-s", "4", q, both},
+	} {
+		name := strings.ReplaceAll(strings.ReplaceAll(strings.Join(args, " "), filepath.Dir(q)+"/", ""), dir+"/", "")
+		t.Run(name, func(t *testing.T) {
+			interopCase(t, args)
 		})
 	}
 }

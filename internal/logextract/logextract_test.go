@@ -23,20 +23,48 @@ func TestParseConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []cfgSpec{
-		{name: "kernel.all.load", line: 2, insts: []cfgInst{{name: "1 minute", line: 2, quoted: true}, {num: 15, isNum: true, name: "15", line: 2}}},
-		{name: "sample.bin", line: 3, insts: []cfgInst{{name: "bin-100", line: 3, quoted: true}, {num: 300, isNum: true, name: "300", line: 3}}},
+		{name: "kernel.all.load", line: 2, insts: []cfgInst{{name: "1 minute"}, {num: 15, isNum: true, name: "15"}}},
+		{name: "sample.bin", line: 3, insts: []cfgInst{{name: "bin-100"}, {num: 300, isNum: true, name: "300"}}},
 		{name: "network", line: 5},
 		{name: "hinv.ncpu", line: 5},
-		{name: "disk.dev", line: 5, insts: []cfgInst{{name: "dks0d1", line: 5}}},
+		{name: "disk.dev", line: 5, insts: []cfgInst{{name: "dks0d1"}}},
 	}
 	if d := cmp.Diff(want, specs, cmp.AllowUnexported(cfgSpec{}, cfgInst{})); d != "" {
 		t.Errorf("specs (-want +got):\n%s", d)
 	}
-	for _, bad := range []string{"kernel.all.load [\n", "[ 1 ]\n", "a [ 'x\n", "a ] b\n"} {
-		var se *cfgSyntaxError
-		if _, err := parseConfig(strings.NewReader(bad)); !errors.As(err, &se) {
-			t.Errorf("%q: err %v, want a syntax error", bad, err)
+	// On an error, the specifications the real parser has reduced (and
+	// looked up) before it come back too.
+	for _, c := range []struct {
+		in    string
+		specs []string
+		err   string
+	}{
+		{"kernel.all.load [\n", nil, "[line 2] syntax error"},
+		{"[ 1 ]\n", nil, "[line 1] syntax error"},
+		{"a [ 'x\n", nil, "[line 1] Unexpected character '''"},
+		{"a ] b\n", []string{"a"}, "[line 1] syntax error"},
+		{"a\nb @\n", []string{"a"}, "[line 2] Unexpected character '@'"},
+		{"a [ 1 ] @\n", []string{"a"}, "[line 1] Unexpected character '@'"},
+		{"a, [\n", []string{"a"}, "[line 1] syntax error"},
+		{"a [ 1 , ]\n", nil, "[line 1] syntax error"},
+		{"a,,b\n", []string{"a"}, "[line 1] syntax error"},
+		{"a [ bin-100 ]\n", nil, "[line 1] Unexpected character '-'"},
+		{"_a\n", nil, "[line 1] Unexpected character '_'"},
+		{"a [ \"\" ]\n", nil, "[line 1] Unexpected character '\"'"},
+	} {
+		specs, err := parseConfig(strings.NewReader(c.in))
+		var got []string
+		for _, s := range specs {
+			got = append(got, s.name)
 		}
+		var se *cfgSyntaxError
+		if !errors.As(err, &se) || se.Error() != c.err || !cmp.Equal(got, c.specs) {
+			t.Errorf("%q: specs %q, err %v; want %q, %s", c.in, got, err, c.specs, c.err)
+		}
+	}
+	// A number is what atol gives, kept as an int.
+	if specs, _ := parseConfig(strings.NewReader("a [ 99999999999 ]")); len(specs) != 1 || specs[0].insts[0] != (cfgInst{num: 1215752191, isNum: true, name: "1215752191"}) {
+		t.Errorf("a large instance number: %+v", specs)
 	}
 }
 

@@ -1,6 +1,7 @@
 package logextract
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -15,7 +16,7 @@ import (
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
-const shortOpts = "c:dfmS:s:T:V:v:wX:xZ:z?"
+const shortOpts = "c:D:dfmS:s:T:V:v:wX:xZ:z?"
 
 var longOpts = []getopt.Long{
 	{Name: "config", HasArg: true, Short: 'c'},
@@ -57,31 +58,43 @@ Options:
 `
 
 // Main runs pmlogextract with args (without the program name), writing
-// to stdout and stderr, and returns the exit status. Options -w (daily
-// windows) and -x (dropping metrics whose metadata differ between
-// inputs) are accepted but not implemented: they are refused with a
-// message. Two pcpkit extras, not in the real tool (whose usage message
+// to stdout and stderr, and returns the exit status, with the real
+// tool's options (-D's debug output aside). Two pcpkit extras, not in the
+// real tool (whose usage message
 // is kept as it is): --sync makes every record durable before the next
 // is written; -X ALGO or --compress[=ALGO] compresses each finished data
 // volume and the metadata file, with xz (the default of --compress) or
 // zstd, as pmlogger_daily compresses an archive (the index stays plain).
 func Main(args []string, stdout, stderr io.Writer) int {
+	out := newCStdout(stdout)
+	defer out.Flush()
+	return run(args, out, stderr)
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
 	const prog = "pmlogextract"
 	args, extras := splitExtras(args)
-	opts, operands, perr := getopt.Parse(args, shortOpts, longOpts)
-	opts = append(opts, extras...)
+	evs, operands := getopt.ParseEvents(args, shortOpts, longOpts)
+	for _, x := range extras {
+		evs = append(evs, getopt.Event{Opt: x})
+	}
 	o := &Options{Stdout: stdout, Stderr: stderr, progName: prog}
 	bad := false
-	if perr != nil {
-		for _, e := range perr.(getopt.Errors) {
-			fmt.Fprintf(stderr, "%s: %s\n", prog, e)
-		}
-		bad = true
-	}
 	var tz string
 	hostzone, desperate := false, false
-	for _, op := range opts {
+	for _, op := range evs {
+		if op.Err != "" {
+			fmt.Fprintf(stderr, "%s: %s\n", prog, op.Err)
+			bad = true
+			continue
+		}
 		switch op.Short {
+		case 'D':
+			// libpcp's debug options: accepted, and nothing printed
+			if !getopt.ValidDebug(op.Arg) {
+				fmt.Fprintf(stderr, "%s: unrecognized debug options specification (%s)\n", prog, op.Arg)
+				bad = true
+			}
 		case 'c':
 			o.Config = op.Arg
 		case 'd':
@@ -121,9 +134,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 				bad = true
 			}
 			o.Version = n
-		case 'w', 'x':
-			fmt.Fprintf(stderr, "%s: -%c is not supported by pcpkit\n", prog, op.Short)
-			return 1
+		case 'w':
+			o.Daily = true
+		case 'x':
+			o.SkipMismatched = true
 		case 'Z':
 			tz = op.Arg
 		case 'z':
@@ -147,6 +161,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if hostzone && tz != "" {
 		fmt.Fprintf(stderr, "%s: at most one of -Z and/or -z allowed\n", prog)
 		bad = true
+	}
+	if o.Daily && (o.Start == nil || o.End == nil) {
+		fmt.Fprintf(stderr, "%s: Warning: -w flag requires that both -S and -T are specified.\nIgnoring -w flag.\n", prog)
+		o.Daily = false
 	}
 	if !bad && len(operands) < 2 {
 		fmt.Fprintf(stderr, "%s: Error: insufficient arguments\n", prog)
@@ -335,4 +353,54 @@ func labelZone(name string) (string, string, error) {
 	}
 	defer a.Close()
 	return a.Label().TZ, a.Label().Hostname, nil
+}
+
+// cStdout is the real tool's stdout as C's stdio buffers it: by lines on
+// a terminal, otherwise in blocks of 4 KiB (a pipe's or a file's block
+// size) written when full and at exit. The real tool never flushes it,
+// so under 2>&1 its notes follow the warnings written on stderr since.
+type cStdout struct {
+	w    io.Writer
+	buf  []byte
+	line bool // line buffered: a terminal
+}
+
+const stdioBlock = 4096
+
+func newCStdout(w io.Writer) *cStdout {
+	c := &cStdout{w: w}
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			c.line = true
+		}
+	}
+	return c
+}
+
+func (c *cStdout) Write(p []byte) (int, error) {
+	total := len(p)
+	for len(p) > 0 {
+		n := min(len(p), stdioBlock-len(c.buf))
+		c.buf = append(c.buf, p[:n]...)
+		p = p[n:]
+		if len(c.buf) == stdioBlock {
+			if err := c.Flush(); err != nil {
+				return total - len(p), err
+			}
+		}
+	}
+	if c.line && bytes.IndexByte(c.buf, '\n') >= 0 {
+		return total, c.Flush()
+	}
+	return total, nil
+}
+
+// Flush writes what is buffered.
+func (c *cStdout) Flush() error {
+	if len(c.buf) == 0 {
+		return nil
+	}
+	_, err := c.w.Write(c.buf)
+	c.buf = c.buf[:0]
+	return err
 }

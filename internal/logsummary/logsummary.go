@@ -21,11 +21,11 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/cnum"
+	"github.com/pcpkit/pcpkit/internal/getopt"
 	"github.com/pcpkit/pcpkit/internal/metricspec"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
@@ -68,7 +68,7 @@ Options:
 `
 
 // intMax is the end the tools use when an archive's end cannot be found.
-const intMax = 2147483647
+const intMax = getopt.UnknownEndSec
 
 // summary holds the options and state of one run.
 // nameSpace answers name lookups: the archives' namespace, or the one
@@ -161,32 +161,6 @@ func strtol(s string) (int64, bool) {
 	return v, end == len(s)
 }
 
-// debugFlags are the names pmSetDebug accepts.
-var debugFlags = map[string]bool{}
-
-func init() {
-	for _, n := range strings.Fields(`pdu fetch profile value context indom pdubuf log logmeta
-		optfetch af appl0 appl1 appl2 pmns libpmda timecontrol pmc derive lock interp config
-		pmapi fault auth discovery attr http desperate deprecated exec labels series libweb
-		alloc services appl3 appl4 appl5 access qa search query compress dev0 dev1 dev2 pmlc
-		appl6 appl7 appl8 appl9 tls all`) {
-		debugFlags[n] = true
-	}
-}
-
-func validDebug(arg string) bool {
-	for _, f := range strings.Split(arg, ",") {
-		if debugFlags[f] {
-			continue
-		}
-		if _, err := strconv.Atoi(f); err == nil {
-			continue
-		}
-		return false
-	}
-	return true
-}
-
 func (s *summary) run(args []string) int {
 	evs, operands := parseArgs(args)
 	errs, exitFlag, runtimeErr := 0, false, false
@@ -211,7 +185,7 @@ func (s *summary) run(args []string) int {
 				s.nbins = int(int32(v))
 			}
 		case 'D':
-			if !validDebug(ev.Arg) {
+			if !getopt.ValidDebug(ev.Arg) {
 				s.complain("unrecognized debug options specification (%s)", ev.Arg)
 				errs++
 			}
@@ -629,9 +603,7 @@ func (s *summary) window() int {
 	end, err := s.set.End()
 	if err != nil {
 		end = pmapi.Timestamp{Sec: intMax}
-		fmt.Fprintf(s.errw, "pmlogsummary: Cannot locate end of archive %s: %s\n", s.archiveName, archive.ErrText(err))
-		fmt.Fprint(s.errw, "\nWARNING: This archive is sufficiently damaged that it may not be possible to\n")
-		fmt.Fprint(s.errw, "         produce complete information.  Continuing and hoping for the best.\n\n")
+		fmt.Fprint(s.errw, getopt.UnknownEnd("pmlogsummary", s.archiveName, archive.ErrText(err)))
 	}
 	end = trunc(end)
 	spec := pcptime.WindowSpec{}

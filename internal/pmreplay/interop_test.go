@@ -3,6 +3,8 @@ package pmreplay
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,6 +50,25 @@ func knownDivergence(a string) string {
 	return ""
 }
 
+// knownRealMisread says why pmrep's output on archive name with options
+// opts is not to be compared with pcpkit's, if it is not.
+func knownRealMisread(name string, opts []string) string {
+	if name == "pcp-pidstat" && strings.Join(opts, " ") == "-T +20 -s 4" {
+		// At 02:05:07 three items of instance domain 3.9 each
+		// refresh the fetchgroup's shared pmGetInDom cache (each
+		// sees an instance the new cache does not have either);
+		// libpcp 6.0.3 frees the old lists while the items walked
+		// before (proc.memory.vmstack first) still point their
+		// instance names into them, and pmrep reads those after the
+		// fetch: what it finds depends on the heap (here empty names,
+		// so all of vmstack's values are dropped as transient; the
+		// same fetchgroup driven from a short Python script reads the
+		// right names). pcpkit reports the names the cache held.
+		return "libpcp 6.0.3's fetchgroup reads instance names from freed memory here (docs/pcp-notes-corrections.md)"
+	}
+	return ""
+}
+
 // TestInteropShared compares pmreplay -o csv with the real pmrep -o csv
 // on every shared archive, all its metrics at once, with several steps,
 // windows (-T with -s), -r, -P, -0, -z, -Z, -l and -H, byte for byte (standard output and
@@ -71,6 +92,10 @@ func TestInteropShared(t *testing.T) {
 				{"-t", "2", "-z", "-l", ";"}, {"-t", "0.7", "-0", "1", "-Z", "EST5EDT"}, {"-t", "1min", "-s", "5"},
 				{"-T", "+20", "-s", "4"}, {"-S", "+2", "-T", "+23", "-s", "3", "-H"},
 			} {
+				if why := knownRealMisread(name, opts); why != "" {
+					t.Logf("pmreplay -a %s %s: not compared: %s", name, strings.Join(opts, " "), why)
+					continue
+				}
 				args := append(append([]string{"-a", a, "-o", "csv"}, opts...), names...)
 				wout, _, wrc := testenv.RunCommand(t, dir, testenv.RealEnv(), "/usr/bin/python3", append([]string{pmrep}, args...)...)
 				out, _, rc := run(t, args...)
@@ -133,5 +158,111 @@ func TestJSON(t *testing.T) {
 				t.Fatalf("%s line %d: %d values in the CSV, %d in JSON\n%s\n%s", a, i+1, filled, len(doc.Metrics), cl[i], l)
 			}
 		}
+	}
+}
+
+// TestInteropCounterWrap: PCP_COUNTER_WRAP in the environment, even empty,
+// turns on counter wrap, as pmrep and libpcp have it. On QA buggy_archive
+// pmreplay and pmrep agree whole. On QA wrap the real libpcp dies of a
+// signal in interpolation after the first wrap it interpolates over:
+// what pmrep printed must begin pmreplay's output.
+func TestInteropCounterWrap(t *testing.T) {
+	if !testenv.Interop() {
+		t.Skip("PCP_INTEROP=1 compares with the real pmrep")
+	}
+	pmrep := testenv.RealTool(t, "pmrep")
+	dir := testenv.SharedDir(t, "pcp-qa-archives")
+	for _, env := range []string{"PCP_COUNTER_WRAP=", "PCP_COUNTER_WRAP=on"} {
+		for _, c := range []struct {
+			args  []string
+			whole bool
+		}{
+			{[]string{"-a", "buggy_archive", "-t", "7", "kernel.all.cpu.guest", "tty.serial.brk"}, true},
+			{[]string{"-a", "buggy_archive", "-t", "3", "-r", "kernel.all.cpu.guest"}, true},
+			{[]string{"-a", "wrap", "-t", "1", "sample.wrap.long"}, false},
+			{[]string{"-a", "wrap", "-t", "0.5", "-r", "sample.wrap.long"}, false},
+		} {
+			args := append([]string{"-o", "csv"}, c.args...)
+			t.Run(env+" "+strings.Join(c.args, " "), func(t *testing.T) {
+				cmd := exec.Command("/usr/bin/python3", append([]string{pmrep}, args...)...)
+				cmd.Dir, cmd.Env = dir, testenv.RealEnv(env)
+				var wout bytes.Buffer
+				cmd.Stdout = &wout
+				wrc := 0
+				if err := cmd.Run(); err != nil {
+					var ee *exec.ExitError
+					if !errors.As(err, &ee) {
+						t.Fatal(err)
+					}
+					wrc = ee.ExitCode() // -1: killed by a signal
+				}
+				k, v, _ := strings.Cut(env, "=")
+				t.Setenv(k, v)
+				t.Chdir(dir)
+				out, _, rc := run(t, args...)
+				switch {
+				case c.whole:
+					if d := cmp.Diff(wout.String(), out); d != "" || wrc != rc {
+						t.Errorf("pmreplay %s with %s: differs from pmrep (exit %d, pmrep %d; -pmrep +pcpkit):\n%s", strings.Join(args, " "), env, rc, wrc, d)
+					}
+				case wrc != -1:
+					t.Errorf("pmrep %s with %s no longer dies of a signal (exit %d): compare it whole", strings.Join(args, " "), env, wrc)
+				case !strings.HasPrefix(out, wout.String()) || len(out) == wout.Len() || rc != 0:
+					t.Errorf("pmreplay %s with %s: pmrep's output before it died is not how pmreplay's begins (exit %d):\npmrep:\n%s\npmreplay:\n%s", strings.Join(args, " "), env, rc, wout.String(), out)
+				}
+			})
+		}
+	}
+}
+
+// inQAArchives skips t unless PCP_INTEROP=1, changes to the shared QA
+// archives and gives the real pmrep and that directory.
+func inQAArchives(t *testing.T) (pmrep, dir string) {
+	t.Helper()
+	if !testenv.Interop() {
+		t.Skip("PCP_INTEROP=1 compares with the real pmrep")
+	}
+	pmrep = testenv.RealTool(t, "pmrep")
+	dir = testenv.SharedDir(t, "pcp-qa-archives")
+	t.Chdir(dir)
+	return pmrep, dir
+}
+
+// TestInteropDebugOption: -D (--debug) takes libpcp's debug options, as
+// pmrep's does: accepted (pmreplay prints no debug output), or refused
+// with pmrep's exit status.
+func TestInteropDebugOption(t *testing.T) {
+	pmrep, dir := inQAArchives(t)
+	for _, d := range [][]string{{"-D", "appl9,Timecontrol"}, {"--debug=appl9"}, {"-D", "bogus"}, {"-D", ",appl0"}} {
+		args := append(append([]string{}, d...), "-a", "ok-foo", "-o", "csv", "-s", "3", "sample.seconds")
+		wout, _, wrc := testenv.RunCommand(t, dir, testenv.RealEnv(), "/usr/bin/python3", append([]string{pmrep}, args...)...)
+		out, errs, rc := run(t, args...)
+		if string(wout) != out || wrc != rc {
+			t.Errorf("pmreplay %s: exit %d (pmrep %d), stdout %q (pmrep %q), stderr %q", strings.Join(args, " "), rc, wrc, out, wout, errs)
+		}
+	}
+}
+
+// TestInteropSharedInDomCache: pmrep's fetchgroup keeps one pmGetInDom
+// cache for each instance domain, shared by its metrics, filled the first
+// time an item looks at a fetch (even one without values, but not a
+// discrete metric's empty one), with the instance domain of the next
+// sample's time. On QA bigace_v2 the discrete 40.2.0 alone learns of
+// instance 7012459 too late (it is gone by the next sample's time) and
+// drops it as transient at 05:02:44; with the counter 40.2.1 beside it,
+// in either order, the counter fills the cache at the first, empty fetch
+// and 40.2.0 reports it.
+func TestInteropSharedInDomCache(t *testing.T) {
+	pmrep, dir := inQAArchives(t)
+	for _, metrics := range [][]string{{"40.2.0"}, {"40.2.1"}, {"40.2.0", "40.2.1"}, {"40.2.1", "40.2.0"}} {
+		args := append([]string{"-a", "bigace_v2", "-o", "csv", "-t", "13"}, metrics...)
+		wout, _, wrc := testenv.RunCommand(t, dir, testenv.RealEnv(), "/usr/bin/python3", append([]string{pmrep}, args...)...)
+		out, _, rc := run(t, args...)
+		if d := cmp.Diff(string(wout), out); d != "" || rc != wrc {
+			t.Errorf("pmreplay %s: differs from pmrep (exit %d, pmrep %d; -pmrep +pcpkit):\n%s", strings.Join(args, " "), rc, wrc, d)
+		}
+	}
+	if out, _, _ := run(t, "-a", "bigace_v2", "-o", "csv", "-t", "13", "40.2.1", "40.2.0"); !strings.Contains(out, ",7012459") {
+		t.Errorf("40.2.0 does not report instance 7012459 beside 40.2.1:\n%s", out)
 	}
 }

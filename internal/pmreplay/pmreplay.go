@@ -33,12 +33,13 @@ import (
 	"github.com/pcpkit/pcpkit/replay"
 )
 
-const shortOpts = "a:t:S:T:O:s:zZ:o:P:0:l:rH"
+const shortOpts = "a:D:t:S:T:O:s:zZ:o:P:0:l:rH"
 
 const optJSON = 1000
 
 var longOpts = []getopt.Long{
 	{Name: "archive", HasArg: true, Short: 'a'},
+	{Name: "debug", HasArg: true, Short: 'D'},
 	{Name: "interval", HasArg: true, Short: 't'},
 	{Name: "start", HasArg: true, Short: 'S'},
 	{Name: "finish", HasArg: true, Short: 'T'},
@@ -62,6 +63,7 @@ prints them (or as JSON Lines with --json).
 
 Options:
   -a FILE, --archive=FILE   the archive (a base name, a directory, a list)
+  -D DBG, --debug=DBG       libpcp debug options (accepted, nothing printed)
   -t DELTA, --interval=DELTA
                             sampling interval (default 1 second)
   -S TIME, --start=TIME     start of the time window
@@ -142,6 +144,11 @@ func parse(args []string) (*options, string) {
 		switch ev.Short {
 		case 'a':
 			o.archive = arg
+		case 'D':
+			// libpcp's debug options: accepted, and nothing printed
+			if !getopt.ValidDebug(arg) {
+				fmt.Fprintf(&errs, "pmreplay: unrecognized debug options specification (%s)\n", arg)
+			}
 		case 't':
 			o.interval = arg
 		case 'S':
@@ -319,7 +326,8 @@ func newReport(o *options, out *bufio.Writer) (*report, error) {
 		// (-s 0 is no limit, as not giving it)
 		r.samples = o.samples
 	}
-	r.wrap = os.Getenv("PCP_COUNTER_WRAP") != ""
+	// In the environment, even empty, as libpcp and pmrep test it.
+	_, r.wrap = os.LookupEnv("PCP_COUNTER_WRAP")
 	c.SetWrap(r.wrap)
 	if err := r.addMetrics(); err != nil {
 		return fail(err)

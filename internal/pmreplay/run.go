@@ -75,9 +75,12 @@ func (r *report) header() {
 }
 
 // sample computes the values of every column from a fetch, as pmrep's
-// fetchgroup items do.
+// fetchgroup items do. The items are walked last metric first (the
+// fetchgroup links each new item in at the head of its list), which
+// decides which of them refreshes an instance domain cache they share.
 func (r *report) sample(res *pmapi.Result) {
-	for k, m := range r.metrics {
+	for k := len(r.metrics) - 1; k >= 0; k-- {
+		m := r.metrics[k]
 		vs := &res.VSets[k]
 		if vs.NumVal == 0 && m.desc.Sem == pmapi.SemDiscrete {
 			// the fetchgroup preserves discrete values while a
@@ -87,7 +90,7 @@ func (r *report) sample(res *pmapi.Result) {
 		for i := range m.vals {
 			m.vals[i] = value{}
 		}
-		if vs.NumVal <= 0 {
+		if vs.NumVal < 0 {
 			continue
 		}
 		var cache *indomCache
@@ -124,9 +127,15 @@ func (m *metric) column(inst int32) int {
 	return -1
 }
 
-// indomCache is the fetchgroup's cache of pmGetInDom: filled at the first
-// fetch, and again whenever a fetch holds an instance it does not know,
-// with the instance domain as of the context's time after the fetch.
+// indomCache is the fetchgroup's cache of pmGetInDom, one for each
+// instance domain, shared by the metrics of that domain (libpcp 6.0.3's
+// fetchgroup keeps one table of them). It is filled the first time an
+// item of the domain looks at a fetch, values or none (a discrete
+// metric's empty sample returns before that), and again whenever a fetch
+// holds an instance it does not know, or after pmGetInDom failed; each
+// time with the instance domain as of the context's time after the fetch
+// (the next sample's), the latest one at or before it, an error when
+// none is.
 func (r *report) indomCache(indom pmapi.InDom, vs *pmapi.ValueSet) *indomCache {
 	c := r.indoms[indom]
 	if c == nil {
@@ -142,9 +151,12 @@ func (r *report) indomCache(indom pmapi.InDom, vs *pmapi.ValueSet) *indomCache {
 		}
 	}
 	if !c.refreshed {
-		c.refreshed = true
 		c.insts = map[int32]bool{}
-		if s, ok := r.c.Meta().InDomAt(indom, r.c.Origin()); ok {
+		t := r.c.Origin()
+		s, ok := r.c.Meta().InDomAt(indom, t)
+		// PM_ERR_INDOM_LOG before the first: asked again next time
+		c.refreshed = ok && !t.Before(s.Stamp)
+		if c.refreshed {
 			for _, id := range s.Insts {
 				c.insts[id] = true
 			}

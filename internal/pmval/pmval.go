@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/internal/getopt"
 	"github.com/pcpkit/pcpkit/internal/metricspec"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
@@ -217,7 +218,7 @@ func (t *tool) run(args []string) int {
 
 	// The number of fetches, when it is not given: an archive's window
 	// over the interval (live, every sample until interrupted).
-	if t.samples < 0 && !t.rawArc && t.live == nil {
+	if t.samples < 0 && !t.rawArc && t.live == nil && t.finish.Sec != getopt.UnknownEndSec {
 		d := realTime(t.finish) - realTime(t.origin)
 		if o.reverse {
 			d = -d
@@ -263,6 +264,9 @@ func (t *tool) openArchive(spec *metricspec.Spec, source string) {
 		t.fail("pmval: Cannot open archive \"%s\": %s\n", source, archive.ErrText(err))
 	}
 	t.c = c
+	// libpcp interpolates counters that go down as wrapped when
+	// PCP_COUNTER_WRAP is in the environment, whatever its value.
+	c.SetWrap(t.counterWrap())
 	t.useDerived()
 	if t.host = c.Label().Hostname; t.host == "" {
 		t.fail("pmval: Cannot evaluate context host name: %s\n", pmapi.Error(0).Error())
@@ -316,7 +320,10 @@ func (t *tool) contextOptions() {
 	}
 	end, err := t.c.End()
 	if err != nil {
-		end = lab.Start
+		// The end is unknown, and said so: the window runs to INT_MAX.
+		t.out.Flush()
+		io.WriteString(t.errw, getopt.UnknownEnd("pmval", t.source, archive.ErrText(err)))
+		end = pmapi.Timestamp{Sec: getopt.UnknownEndSec}
 	}
 	w, _, perr := pcptime.ParseWindowSpec(pcptime.WindowSpec{Start: o.start, End: o.finish, Align: o.align, Origin: o.origin}, lab.Start, end, t.zone)
 	if perr != nil {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pcpkit/pcpkit/internal/getopt"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
@@ -112,8 +113,10 @@ func (t *tool) printHeader() {
 		}
 		w.WriteString("start:     ")
 		w.WriteString(t.ctime(start.Sec))
-		w.WriteString("end:       ")
-		w.WriteString(t.ctime(end.Sec))
+		if end.Sec != getopt.UnknownEndSec {
+			w.WriteString("end:       ")
+			w.WriteString(t.ctime(end.Sec))
+		}
 	}
 	if !t.events {
 		w.WriteString("semantics: ")
@@ -576,11 +579,12 @@ func findInst(vals []pmapi.Value, id int32) int {
 	return -1
 }
 
-// counterWrap reports whether PCP_COUNTER_WRAP is set (looked up once).
+// counterWrap reports whether PCP_COUNTER_WRAP is in the environment,
+// even empty, as pmval's getenv(...) != NULL tests it (looked up once).
 func (t *tool) counterWrap() bool {
 	if t.wrapEnv == 0 {
 		t.wrapEnv = -1
-		if os.Getenv("PCP_COUNTER_WRAP") != "" {
+		if _, ok := os.LookupEnv("PCP_COUNTER_WRAP"); ok {
 			t.wrapEnv = 1
 		}
 	}
