@@ -339,6 +339,24 @@ func TestSharedArchivesForwardBackward(t *testing.T) {
 	}
 }
 
+// unordered are archives whose records are not in time order on disk
+// (gfs: 1,144 records stamped after those that follow them). A Cursor
+// reads records as they lie; libpcp's fetches (package replay) pass over
+// a record stamped before the one before it, so pmdumplog prints fewer.
+var unordered = map[string]bool{qaDir + "/gfs": true}
+
+// fetchOrder is what libpcp's forward fetches give of recs: each record
+// not stamped before the last one given.
+func fetchOrder(recs []recInfo) []recInfo {
+	var out []recInfo
+	for _, r := range recs {
+		if len(out) == 0 || !r.stamp.Before(out[len(out)-1].stamp) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 func checkArchiveReads(t *testing.T, sa sharedArch, a *Archive) {
 	goodRecs, damaged := damagedData[sa.name]
 
@@ -354,7 +372,7 @@ func checkArchiveReads(t *testing.T, sa sharedArch, a *Archive) {
 	if len(fwd) == 0 {
 		t.Fatalf("no records")
 	}
-	for i := 1; i < len(fwd); i++ {
+	for i := 1; i < len(fwd) && !unordered[sa.name]; i++ {
 		if fwd[i].stamp.Before(fwd[i-1].stamp) {
 			t.Errorf("forwards: record %d (%v) is earlier than record %d (%v)", i, fwd[i], i-1, fwd[i-1])
 		}
@@ -383,7 +401,7 @@ func checkArchiveReads(t *testing.T, sa sharedArch, a *Archive) {
 			}
 		}
 	}
-	for i := 1; i < len(bwd); i++ {
+	for i := 1; i < len(bwd) && !unordered[sa.name]; i++ {
 		if bwd[i-1].stamp.Before(bwd[i].stamp) {
 			t.Errorf("backwards: record %v comes before %v", bwd[i-1], bwd[i])
 		}
@@ -442,6 +460,9 @@ func checkArchiveReads(t *testing.T, sa sharedArch, a *Archive) {
 		t.Fatalf("pmdumplog exit %d: %s", rc, stderr)
 	}
 	want := parseDumpRecords(out)
+	if unordered[sa.name] {
+		fwd = fetchOrder(fwd)
+	}
 	if len(want) != len(fwd) {
 		t.Errorf("%d records, pmdumplog prints %d", len(fwd), len(want))
 	}
