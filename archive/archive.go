@@ -249,8 +249,12 @@ func (a *Archive) VolumeSize(n int) (int64, error) {
 // End returns the time of the last complete record of the archive (which
 // may be a <mark>), as pmGetArchiveEnd computes it: the last volume is read
 // backwards from its physical end; if its last record is damaged, the
-// volume is scanned forwards from the last index entry before the damage.
-// Volumes with no whole record are passed over for earlier ones.
+// volume is scanned forwards from its last temporal index entry at or
+// before its end (backing up over the record that entry ends first).
+// Volumes that are empty, damaged without such an entry, or without a
+// whole record after it, are passed over for earlier ones; damage in the
+// record before the entry gives pmapi.ErrLogRec, as it does when no volume
+// has an end.
 func (a *Archive) End() (pmapi.Timestamp, error) {
 	e, err := a.lastRecord()
 	return e.stamp, err
@@ -279,42 +283,75 @@ func (a *Archive) lastRecord() (endPos, error) {
 
 func (a *Archive) computeEnd(vols []int) (endPos, error) {
 	var rec Record
+	ws := &a.endWin
+	noEnd := fmt.Errorf("%s: no complete data record: %w", a.files.base, pmapi.ErrLogRec)
 	for i := len(vols) - 1; i >= 0; i-- {
 		v, err := a.volume(vols[i])
 		if err != nil {
 			continue
 		}
-		if err := v.refreshSize(); err != nil {
-			continue
+		if err := v.refreshSize(); err != nil || v.size <= v.lowest {
+			continue // unreadable or empty: the volume before
 		}
-		raw, err := v.prev(&a.endWin, v.size)
+		raw, err := v.prev(ws, v.size)
 		if err == nil && rec.decode(v.path, raw, a.Version(), v.num, v.size-int64(len(raw)), 0) == nil {
 			return endPos{rec.Stamp, v.num, v.size}, nil
 		}
-		// Damaged tail: chase forwards from the last index entry that
-		// lies within the volume (or from the label), keeping the last
-		// whole record.
-		starts := []int64{v.lowest}
-		for _, e := range a.index {
-			if int(e.Vol) == v.num && e.DataOff <= v.size && e.DataOff > starts[0] {
-				starts = []int64{e.DataOff, v.lowest}
+		// A damaged tail (a truncated flush of a growing archive, say):
+		// libpcp goes to the volume's last temporal index entry at or
+		// before the end of the file, whatever its offset (an entry of
+		// zeros points at the label), and chases the records forwards
+		// from there, keeping the last whole one. No such entry: the
+		// volume before.
+		k := len(a.index) - 1
+		for ; k >= 0; k-- {
+			if e := a.index[k]; int(e.Vol) == v.num && e.DataOff <= v.size {
+				break
 			}
 		}
-		for _, start := range starts {
-			found := false
-			var end endPos
-			for off := start; ; {
-				raw, err := v.next(&a.endWin, off, 0)
-				if err != nil || rec.decode(v.path, raw, a.Version(), v.num, off, 0) != nil {
-					break
-				}
-				off += int64(len(raw))
-				found, end = true, endPos{rec.Stamp, v.num, off}
+		if k < 0 {
+			continue
+		}
+		off := a.index[k].DataOff
+		if off > v.lowest {
+			// The entry may point at the end of the last record it
+			// covers: back up over that one. Damage there is too much:
+			// libpcp gives up.
+			raw, err := v.prev(ws, off)
+			if err != nil || rec.decode(v.path, raw, a.Version(), v.num, off-int64(len(raw)), 0) != nil {
+				return endPos{}, noEnd
 			}
-			if found {
-				return end, nil
-			}
+			off -= int64(len(raw))
+		}
+		if end, found := a.chase(v, off); found {
+			return end, nil
 		}
 	}
-	return endPos{}, fmt.Errorf("%s: no complete data record: %w", a.files.base, pmapi.ErrLogRec)
+	return endPos{}, noEnd
+}
+
+// tailOf is where the last complete record of volume v ends: read
+// backwards from the volume's end, or, behind a damaged tail, found by
+// reading forwards from its label.
+func (a *Archive) tailOf(v *volume) (endPos, bool) {
+	var rec Record
+	raw, err := v.prev(&a.endWin, v.size)
+	if err == nil && rec.decode(v.path, raw, a.Version(), v.num, v.size-int64(len(raw)), 0) == nil {
+		return endPos{rec.Stamp, v.num, v.size}, true
+	}
+	return a.chase(v, v.lowest)
+}
+
+// chase reads the records of volume v forwards from off as long as they
+// are whole, and gives where the last one ends.
+func (a *Archive) chase(v *volume, off int64) (end endPos, found bool) {
+	var rec Record
+	for {
+		raw, err := v.next(&a.endWin, off, 0)
+		if err != nil || rec.decode(v.path, raw, a.Version(), v.num, off, 0) != nil {
+			return end, found
+		}
+		off += int64(len(raw))
+		found, end = true, endPos{rec.Stamp, v.num, off}
+	}
 }

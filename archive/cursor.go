@@ -38,14 +38,22 @@ func (c *Cursor) SeekStart() {
 	c.recno = 2
 }
 
-// SeekEnd positions the cursor after the last complete record (a damaged
-// tail is left behind it).
+// SeekEnd positions the cursor after the last complete record of the
+// last volume that has one (a damaged tail is left behind it; it need not
+// be the end libpcp finds, End).
 func (c *Cursor) SeekEnd() {
 	c.vi = len(c.vols) - 1
 	c.off = -2 // resolved to the physical end of the volume
 	c.recno = 0
-	if e, err := c.a.lastRecord(); err == nil {
-		c.SetPosition(e.vol, e.off)
+	for i := len(c.vols) - 1; i >= 0; i-- {
+		v, err := c.a.volume(c.vols[i])
+		if err != nil || v.refreshSize() != nil {
+			continue
+		}
+		if e, ok := c.a.tailOf(v); ok {
+			c.SetPosition(e.vol, e.off)
+			return
+		}
 	}
 }
 

@@ -451,9 +451,13 @@ func (r *reader) place(t pmapi.Timestamp, forw bool) (exact, indexed bool) {
 	at(j-1, true)
 	if forw {
 		// libpcp takes an index entry to mark the end of a record,
-		// and backs up over one (into the volume before, if need be).
+		// and backs up over one (into the volume before, if need be)
+		// with an ordinary read: at the start of an archive after the
+		// first, that read gives the virtual <mark> (and the next one
+		// backwards goes to the archive before). A damaged record
+		// leaves the position where it was.
 		vol, off := c.Position()
-		if _, err := c.Prev(); err != nil {
+		if _, err := r.prev(); err != nil {
 			c.SetPosition(vol, off)
 		}
 	}
