@@ -22,10 +22,10 @@ package pmctx
 import (
 	"bytes"
 	"cmp"
-	"slices"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/pcpkit/pcpkit/archive"
@@ -43,11 +43,11 @@ type Context struct {
 	live source.Source   // a host context: a pmcd or the collector
 	host string
 
-	reg  *derive.Registry
-	dc   *derive.Context   // the derived metrics of the context
-	ev   *derive.Evaluator // live: their evaluation
+	reg   *derive.Registry
+	dc    *derive.Context   // the derived metrics of the context
+	ev    *derive.Evaluator // live: their evaluation
 	bound []*derive.Metric  // live: the registered metrics that bound
-	errw io.Writer         // where libpcp's derived-metric messages go
+	errw  io.Writer         // where libpcp's derived-metric messages go
 
 	ns   *pmns.Namespace // -n: the names (trimmed to the archive's PMIDs)
 	tree *nameTree       // a local PMNS with the derived names grafted

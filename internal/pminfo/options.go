@@ -98,12 +98,12 @@ pcpkit extras:
 
 // flags are pminfo's report options.
 type flags struct {
-	mid, fullmid, fulliid, desc, label, series bool
+	mid, fullmid, fulliid, desc, label, series  bool
 	oneline, help, value, force, verify, events bool
-	needContext, needPMID                        bool
-	batch                                        int
-	json                                         bool
-	helpFull                                     bool // --help spelled in full
+	needContext, needPMID                       bool
+	batch                                       int
+	json                                        bool
+	helpFull                                    bool // --help spelled in full
 }
 
 // option handles one of pminfo's own options.
