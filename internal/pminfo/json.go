@@ -93,7 +93,7 @@ func (t *tool) jsonMetric(name string, pmid pmapi.PMID, d *pmapi.Desc, res *pmap
 		}
 		for k := range vs.Values {
 			v := &vs.Values[k]
-			jv := jsonValue{Value: t.jsonScalar(d.Type, v)}
+			jv := jsonValue{Value: t.jsonScalar(d.Type, vs.ValFmt, v)}
 			if d.InDom != pmapi.InDomNull {
 				inst := v.Inst
 				jv.Inst = &inst
@@ -109,8 +109,8 @@ func (t *tool) jsonMetric(name string, pmid pmapi.PMID, d *pmapi.Desc, res *pmap
 // ones exactly) and finite floating point values, a string for strings,
 // and pmPrintValue's text for the others (aggregates, event arrays,
 // non-finite numbers).
-func (t *tool) jsonScalar(typ pmapi.Type, v *pmapi.Value) json.RawMessage {
-	text := t.appendValue(nil, typ, v)
+func (t *tool) jsonScalar(typ pmapi.Type, valfmt int32, v *pmapi.Value) json.RawMessage {
+	text := t.appendValue(nil, typ, valfmt, v)
 	switch typ {
 	case pmapi.Type32, pmapi.TypeU32, pmapi.Type64, pmapi.TypeU64:
 		if _, err := strconv.ParseFloat(string(text), 64); err == nil {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/pcpkit/pcpkit/archive"
-	"github.com/pcpkit/pcpkit/pcptime"
+	"github.com/pcpkit/pcpkit/internal/pmctx"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -94,13 +94,7 @@ func (t *tool) dump(d *pmapi.Desc, vs *pmapi.ValueSet, indent string) {
 			w.WriteString("   ")
 		}
 		w.WriteString(" value ")
-		if v.Block == nil && vs.ValFmt != pmapi.ValFmtInsitu {
-			// an empty value block (sample.aggregate.null)
-			vv := *v
-			vv.Block = []byte{}
-			v = &vv
-		}
-		w.Write(t.appendValue(nil, d.Type, v))
+		w.Write(t.appendValue(nil, d.Type, vs.ValFmt, v))
 		w.WriteByte('\n')
 		if t.f.events && (d.Type == pmapi.TypeEvent || d.Type == pmapi.TypeHighresEvent) {
 			t.eventDump(v, d.Type == pmapi.TypeHighresEvent)
@@ -108,64 +102,15 @@ func (t *tool) dump(d *pmapi.Desc, vs *pmapi.ValueSet, indent string) {
 	}
 }
 
-// appendValue is pmPrintValue: pmapi.AppendValue, and the summary of an
-// event record array.
-func (t *tool) appendValue(b []byte, typ pmapi.Type, v *pmapi.Value) []byte {
-	if (typ == pmapi.TypeEvent || typ == pmapi.TypeHighresEvent) && v.Block != nil {
-		if ea, err := pmapi.DecodeEvents(v.Block, typ == pmapi.TypeHighresEvent); err == nil {
-			return t.appendEventSummary(b, ea)
-		}
-	}
-	return pmapi.AppendValue(b, typ, v)
+// appendValue is pmPrintValue (pmctx.AppendValue) in the reporting zone.
+func (t *tool) appendValue(b []byte, typ pmapi.Type, valfmt int32, v *pmapi.Value) []byte {
+	return pmctx.AppendValue(b, typ, valfmt, v, t.zone)
 }
 
-// appendEventSummary is pmPrintValue's text for an event record array:
-// "[N event records (M missed) timestamps FIRST...LAST]". As libpcp walks
-// the packed records it does not step over a "missed" record, so such a
-// record is counted again for each record after it, and the last
-// timestamp shown is its.
-func (t *tool) appendEventSummary(b []byte, ea *pmapi.EventArray) []byte {
-	n := len(ea.Records)
-	b = fmt.Appendf(b, "[%d event record", n)
-	if n != 1 {
-		b = append(b, 's')
-	}
-	k, missed := 0, int32(0)
-	for r := 0; r < n-1; r++ {
-		rec := &ea.Records[k]
-		if rec.Flags&pmapi.EventFlagMissed != 0 {
-			missed += rec.NParams
-			continue
-		}
-		k++
-	}
-	if missed > 0 {
-		b = fmt.Appendf(b, " (%d missed)", missed)
-	}
-	if n > 0 {
-		b = append(b, " timestamp"...)
-		if n > 1 {
-			b = append(b, 's')
-		}
-		b = append(b, ' ')
-		b = t.appendStamp(b, ea.Records[0].Stamp, ea.HighRes)
-		if n > 1 {
-			b = append(b, "..."...)
-			b = t.appendStamp(b, ea.Records[k].Stamp, ea.HighRes)
-		}
-	}
-	return append(b, ']')
-}
-
-// appendStamp is pmPrintStamp (milliseconds) or pmPrintHighResStamp
-// (nanoseconds): the time of day in the reporting zone.
+// appendStamp is pmPrintStamp or pmPrintHighResStamp in the reporting
+// zone.
 func (t *tool) appendStamp(b []byte, ts pmapi.Timestamp, highres bool) []byte {
-	c := t.zone.Civil(ts.Sec)
-	b = pcptime.AppendClock(b, c)
-	if highres {
-		return pcptime.AppendFraction(b, int64(ts.Nsec), 9)
-	}
-	return pcptime.AppendFraction(b, int64(ts.Nsec), 3)
+	return pmctx.AppendStamp(b, ts, highres, t.zone)
 }
 
 // eventDump prints the records of one event array value (-x), as
