@@ -43,11 +43,10 @@ type Context struct {
 	live source.Source   // a host context: a pmcd or the collector
 	host string
 
-	reg   *derive.Registry
-	dc    *derive.Context   // the derived metrics of the context
-	ev    *derive.Evaluator // live: their evaluation
-	bound []*derive.Metric  // live: the registered metrics that bound
-	errw  io.Writer         // where libpcp's derived-metric messages go
+	reg  *derive.Registry
+	dc   *derive.Context   // the derived metrics of the context
+	ev   *derive.Evaluator // live: their evaluation
+	errw io.Writer         // where libpcp's derived-metric messages go
 
 	ns   *pmns.Namespace // -n: the names (trimmed to the archive's PMIDs)
 	tree *nameTree       // a local PMNS with the derived names grafted
@@ -93,33 +92,34 @@ func OpenArchive(name string, reg *derive.Registry, ns *pmns.Namespace, errw io.
 }
 
 // OpenSource makes a host context of a live source (a pmcd client or the
-// built-in collector). The derived metrics of reg are bound now, against
-// the source's metrics (the names of ns when not nil): their semantic
-// errors are written to errw, and those that do not bind are not seen.
+// built-in collector). The derived metrics of reg are seen in it when
+// they bind against the source's metrics (the names of ns when not nil),
+// which is decided when a traversal or a lookup first reaches them: their
+// semantic errors are written to errw then.
 func OpenSource(src source.Source, reg *derive.Registry, ns *pmns.Namespace, errw io.Writer) *Context {
 	c := &Context{kind: KindHost, live: src, reg: reg, errw: errw, ns: ns,
 		noted: map[pmapi.PMID]bool{}, descs: map[string]pmapi.Desc{}}
 	c.host = src.Host()
 	c.dc = reg.NewContext(c.lookupDesc)
 	c.ev = c.dc.NewEvaluator(derive.EvalOptions{Names: liveNames{c}})
-	for _, m := range reg.Metrics() {
-		if _, err := c.dc.Bind(m); err != nil {
-			var se *derive.SemanticError
-			if errors.As(err, &se) {
-				fmt.Fprintf(errw, "%s\n", se.Error())
-			}
-			continue
-		}
-		c.bound = append(c.bound, m)
-	}
 	if ns != nil {
 		var derived []string
-		for _, m := range c.bound {
+		for _, m := range reg.Metrics() {
 			derived = append(derived, m.Name)
 		}
 		c.tree = newNameTree(ns.Traverse(""), derived)
 	}
 	return c
+}
+
+// binds reports whether a derived metric binds in a host context (once,
+// its semantic error written the first time).
+func (c *Context) binds(m *derive.Metric) bool {
+	_, err := c.dc.Bind(m)
+	if err != nil {
+		c.noteSemantic(m.PMID)
+	}
+	return err == nil
 }
 
 // Kind is the kind of the context.
@@ -212,10 +212,8 @@ func (l liveNames) LookupInst(indom pmapi.InDom, name string, _ pmapi.Timestamp)
 // liveDerived reports whether name is a derived metric seen in a host
 // context, and its PMID.
 func (c *Context) liveDerived(name string) (pmapi.PMID, bool) {
-	for _, m := range c.bound {
-		if m.Name == name {
-			return m.PMID, true
-		}
+	if m, ok := c.reg.Lookup(name); ok && c.binds(m) {
+		return m.PMID, true
 	}
 	return pmapi.PMIDNull, false
 }
@@ -242,10 +240,12 @@ func (c *Context) Traverse(name string, fn func(string)) error {
 	for _, s := range names {
 		fn(s)
 	}
-	for _, m := range c.bound {
+	for _, m := range c.reg.Metrics() {
 		if name == "" || strings.HasPrefix(m.Name, name) && (len(m.Name) == len(name) || m.Name[len(name)] == '.') {
-			fn(m.Name)
-			n++
+			if c.binds(m) {
+				fn(m.Name)
+				n++
+			}
 		}
 	}
 	if n == 0 {
@@ -338,7 +338,7 @@ func (c *Context) derivedName(name string) (pmapi.PMID, bool) {
 // NameAll is pmNameAll: every name of pmid, in libpcp's order.
 func (c *Context) NameAll(pmid pmapi.PMID) ([]string, error) {
 	if derive.IsDerived(pmid) {
-		if m, ok := c.reg.LookupPMID(pmid); ok && (c.kind != KindHost || c.isBound(m)) {
+		if m, ok := c.reg.LookupPMID(pmid); ok && (c.kind != KindHost || c.binds(m)) {
 			return []string{m.Name}, nil
 		}
 	}
@@ -364,15 +364,6 @@ func (c *Context) NameAll(pmid pmapi.PMID) ([]string, error) {
 		return nil, pmapi.ErrPMID
 	}
 	return names, nil
-}
-
-func (c *Context) isBound(m *derive.Metric) bool {
-	for _, b := range c.bound {
-		if b == m {
-			return true
-		}
-	}
-	return false
 }
 
 // Desc is pmLookupDesc. A derived metric whose definition fails in this
