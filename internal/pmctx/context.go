@@ -48,7 +48,8 @@ type Context struct {
 	ev   *derive.Evaluator // live: their evaluation
 	errw io.Writer         // where libpcp's derived-metric messages go
 
-	ns   *pmns.Namespace // -n: the names (trimmed to the archive's PMIDs)
+	ns      *pmns.Namespace // -n: the names
+	trimmed bool            // archive: ns trimmed to the archive's PMIDs
 	tree *nameTree       // a local PMNS with the derived names grafted
 
 	origin pmapi.Timestamp // archive: where fetches start (pmSetMode)
@@ -58,9 +59,9 @@ type Context struct {
 
 // OpenArchive is pmNewContext(PM_CONTEXT_ARCHIVE, name): name is an
 // archive, a comma-separated list or a directory. The derived metrics of
-// reg are available in it; ns, when not nil, is the PMNS loaded with -n,
-// trimmed to the metrics of the archive (pmTrimNameSpace). Semantic
-// errors of derived metrics are written to errw as they are found.
+// reg are available in it; ns, when not nil, is the PMNS loaded with -n
+// (see TrimNamespace). Semantic errors of derived metrics are written to
+// errw as they are found.
 func OpenArchive(name string, reg *derive.Registry, ns *pmns.Namespace, errw io.Writer) (*Context, error) {
 	rc, err := replay.Open(name)
 	if err != nil {
@@ -70,25 +71,42 @@ func OpenArchive(name string, reg *derive.Registry, ns *pmns.Namespace, errw io.
 	c.dc = rc.UseDerived(reg, derive.EvalOptions{})
 	c.host = rc.Label().Hostname
 	c.ns = ns
-	var base []string
 	if ns != nil {
-		meta := rc.Meta()
-		for _, n := range ns.Traverse("") {
-			if p, ok := ns.Lookup(n); ok {
-				if _, ok := meta.Desc(p); ok {
-					base = append(base, n)
-				}
-			}
-		}
+		c.graft(ns.Traverse(""))
 	} else {
-		base = rc.Meta().Traverse("")
+		c.graft(rc.Meta().Traverse(""))
 	}
+	return c, nil
+}
+
+// graft makes the context's namespace: the leaf names base, in the
+// PMNS's traversal order, with the registered derived metrics' names.
+func (c *Context) graft(base []string) {
 	var derived []string
-	for _, m := range reg.Metrics() {
+	for _, m := range c.reg.Metrics() {
 		derived = append(derived, m.Name)
 	}
 	c.tree = newNameTree(base, derived)
-	return c, nil
+}
+
+// TrimNamespace is pmTrimNameSpace: in an archive context whose names
+// come from a PMNS file, the names of metrics the archive does not have
+// are dropped (pminfo does this, pmprobe does not).
+func (c *Context) TrimNamespace() {
+	if c.arc == nil || c.ns == nil {
+		return
+	}
+	meta := c.arc.Meta()
+	var base []string
+	for _, n := range c.ns.Traverse("") {
+		if p, ok := c.ns.Lookup(n); ok {
+			if _, ok := meta.Desc(p); ok {
+				base = append(base, n)
+			}
+		}
+	}
+	c.trimmed = true
+	c.graft(base)
 }
 
 // OpenSource makes a host context of a live source (a pmcd client or the
@@ -103,11 +121,7 @@ func OpenSource(src source.Source, reg *derive.Registry, ns *pmns.Namespace, err
 	c.dc = reg.NewContext(c.lookupDesc)
 	c.ev = c.dc.NewEvaluator(derive.EvalOptions{Names: liveNames{c}})
 	if ns != nil {
-		var derived []string
-		for _, m := range reg.Metrics() {
-			derived = append(derived, m.Name)
-		}
-		c.tree = newNameTree(ns.Traverse(""), derived)
+		c.graft(ns.Traverse(""))
 	}
 	return c
 }
@@ -281,6 +295,9 @@ func (c *Context) LookupNames(names []string) ([]pmapi.PMID, int, error) {
 			var ok bool
 			if c.ns != nil {
 				p, ok = c.ns.Lookup(n)
+				if ok && c.trimmed {
+					_, ok = c.arc.Meta().Desc(p)
+				}
 			} else {
 				p, ok = c.arc.Meta().Lookup(n)
 			}
@@ -346,7 +363,7 @@ func (c *Context) NameAll(pmid pmapi.PMID) ([]string, error) {
 	switch {
 	case c.ns != nil:
 		names = c.ns.Names(pmid)
-		if c.kind == KindArchive {
+		if c.trimmed {
 			if _, ok := c.arc.Meta().Desc(pmid); !ok {
 				names = nil
 			}
@@ -630,10 +647,6 @@ var anonTexts = map[string][2]string{
 // source (pminfo -n FILE -m).
 func OpenNamespace(ns *pmns.Namespace, reg *derive.Registry) *Context {
 	c := &Context{kind: KindNone, reg: reg, ns: ns, noted: map[pmapi.PMID]bool{}}
-	var derived []string
-	for _, m := range reg.Metrics() {
-		derived = append(derived, m.Name)
-	}
-	c.tree = newNameTree(ns.Traverse(""), derived)
+	c.graft(ns.Traverse(""))
 	return c
 }

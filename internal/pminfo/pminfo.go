@@ -217,6 +217,9 @@ func (t *tool) open() {
 			t.fail("%s: Cannot open archive \"%s\": %s\n", o.Prog, o.Archives, archive.ErrText(err))
 		}
 		t.c = c
+		if o.NSFlag {
+			c.TrimNamespace()
+		}
 		t.contextOptions()
 	case pmctx.KindLocal:
 		t.fail("%s: Cannot make standalone connection on localhost: %s\n", o.Prog, archive.ErrText(syscall.ENOTSUP))

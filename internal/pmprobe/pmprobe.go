@@ -106,6 +106,7 @@ type tool struct {
 	errw io.Writer
 	reg  *derive.Registry
 	c    *pmctx.Context
+	zone *pcptime.Zone // the reporting zone (for event timestamps)
 
 	force, faster, internal, external, values, verbose bool
 	batch                                              int
@@ -304,6 +305,7 @@ func (t *tool) open() {
 			t.fail("%s: Cannot connect to PMCD on host \"%s\": %s\n", o.Prog, host, pmctx.DialErrText(err))
 		}
 		t.c = pmctx.OpenSource(src, reg, o.NS, t.messageWriter())
+		t.zone = pcptime.LocalZone()
 	}
 }
 
@@ -325,6 +327,7 @@ func (t *tool) contextOptions() {
 	rc := t.c.Archive()
 	lab := rc.Label()
 	zone := pcptime.LocalZone()
+	defer func() { t.zone = zone }()
 	switch {
 	case o.HostZone:
 		zone = pcptime.LoadZone(lab.TZ)

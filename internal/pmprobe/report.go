@@ -5,7 +5,6 @@ import (
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/pmctx"
-	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -14,7 +13,7 @@ import (
 // one metric at a time from the origin; live, batch metrics at a time).
 func (t *tool) report(names []string, pmids []pmapi.PMID) {
 	w := t.out
-	zone := pcptime.LocalZone()
+	zone := t.zone
 	fetched := 0
 	for i := 0; i < len(names); {
 		batch := 1
