@@ -50,7 +50,7 @@ type Context struct {
 
 	ns      *pmns.Namespace // -n: the names
 	trimmed bool            // archive: ns trimmed to the archive's PMIDs
-	tree *nameTree       // a local PMNS with the derived names grafted
+	tree    *nameTree       // a local PMNS with the derived names grafted
 
 	origin pmapi.Timestamp // archive: where fetches start (pmSetMode)
 	noted  map[pmapi.PMID]bool

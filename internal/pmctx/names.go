@@ -7,8 +7,8 @@ import "strings"
 // depth first, the children of each node in the PMNS's order, then the
 // children only derived names give it, in the order they were first
 // registered. A derived name the PMNS already has (as a leaf or not) is
-// the PMNS's; one below a leaf of the PMNS is left out (libpcp fails an
-// assertion on it).
+// the PMNS's; one below a leaf of the PMNS turns that leaf into a node
+// (the leaf is no longer traversed, though its name still resolves).
 type nameTree struct {
 	root treeNode
 }
@@ -49,8 +49,13 @@ func (t *nameTree) insert(name string, graft bool) {
 			n.byName[p] = c
 			n.children = append(n.children, c)
 			n.names = append(n.names, p)
-		} else if graft && (c.leaf || i == len(parts)-1) {
+		} else if graft && i == len(parts)-1 {
 			return
+		} else if graft && c.leaf {
+			// a derived name below a leaf of the PMNS makes the leaf
+			// a node: its traversal gives the derived names instead
+			// (PCP 6.0.3, synth.once.sub with synth.once a metric)
+			c.leaf = false
 		}
 		n = c
 	}

@@ -12,11 +12,16 @@ import (
 // runs in for the goldens, and returns stdout, stderr and the exit status.
 func run(t *testing.T, dir string, args []string) (string, string, int) {
 	t.Helper()
+	return runEnv(t, dir, args)
+}
+
+// runEnv is run with more environment variables (testenv.Setenv).
+func runEnv(t *testing.T, dir string, args []string, env ...string) (string, string, int) {
+	t.Helper()
+	testenv.Setenv(t, env...)
 	if dir != "" {
 		t.Chdir(dir)
 	}
-	t.Setenv("TZ", "UTC")
-	t.Setenv("PCP_DERIVED_CONFIG", "")
 	var out, errb bytes.Buffer
 	rc := Main(args, &out, &errb)
 	return out.String(), errb.String(), rc

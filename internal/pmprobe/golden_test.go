@@ -8,18 +8,27 @@ import (
 	"github.com/pcpkit/pcpkit/internal/testenv"
 )
 
-// run runs pmprobe in-process in dir, in the environment the real tool
-// runs in for the goldens, and returns stdout, stderr and the exit status.
-func run(t *testing.T, dir string, args []string) (string, string, int) {
+// run runs pmprobe in-process in dir ("" for the test's own), in the
+// environment the real tool runs in with env's changes (testenv.Setenv),
+// and returns stdout, stderr and the exit status.
+func run(t *testing.T, dir string, args []string, env ...string) (string, string, int) {
 	t.Helper()
+	testenv.Setenv(t, env...)
 	if dir != "" {
 		t.Chdir(dir)
 	}
-	t.Setenv("TZ", "UTC")
-	t.Setenv("PCP_DERIVED_CONFIG", "")
 	var out, errb bytes.Buffer
 	rc := Main(args, &out, &errb)
 	return out.String(), errb.String(), rc
+}
+
+// compareReal runs the real pmprobe and pcpkit's with args in dir and
+// reports any difference.
+func compareReal(t *testing.T, dir string, args []string, env ...string) {
+	t.Helper()
+	wout, werr, wrc := testenv.RunCommand(t, dir, testenv.RealEnv(env...), testenv.RealTool(t, "pmprobe"), args...)
+	out, errs, rc := run(t, dir, args, env...)
+	testenv.CompareRun(t, "pmprobe", "pmprobe "+strings.Join(args, " "), string(wout), string(werr), wrc, out, errs, rc)
 }
 
 // TestGoldens compares pcpkit's pmprobe with the committed output of the
@@ -41,8 +50,8 @@ func TestGoldens(t *testing.T) {
 	}
 }
 
-// TestGoldensMatchRealTool re-runs the real pmprobe for every golden case:
-// the committed goldens must be what PCP 6.0.3 prints today.
+// TestGoldensMatchRealTool re-runs the real pmprobe for every golden
+// case: the committed goldens must be what PCP 6.0.3 prints today.
 func TestGoldensMatchRealTool(t *testing.T) {
 	testenv.RealTool(t, "pmprobe")
 	dir := testenv.ArchivesDir(t)

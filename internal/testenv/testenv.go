@@ -134,8 +134,15 @@ func RealTool(t testing.TB, name string) string {
 // RealEnv returns the environment the real tools run in: the test's own
 // environment with TZ=UTC, PCP_DERIVED_CONFIG= (empty), LC_ALL=C and
 // PATH=/usr/bin:/bin:$PATH, followed by extra ("KEY=value" entries, which
-// override).
+// override; a "KEY" without "=" takes KEY out, as with PCP_DERIVED_CONFIG
+// to have the system's derived metrics).
 func RealEnv(extra ...string) []string {
+	unset := map[string]bool{}
+	for _, kv := range extra {
+		if !strings.Contains(kv, "=") {
+			unset[kv] = true
+		}
+	}
 	set := map[string]string{
 		"TZ":                 "UTC",
 		"PCP_DERIVED_CONFIG": "",
@@ -159,9 +166,28 @@ func RealEnv(extra ...string) []string {
 		env = append(env, kv)
 	}
 	for _, k := range order {
-		env = append(env, k+"="+set[k])
+		if !unset[k] {
+			env = append(env, k+"="+set[k])
+		}
 	}
 	return env
+}
+
+// Setenv sets the environment of an in-process run of a pcpkit tool as
+// RealEnv sets the real tool's: TZ=UTC and PCP_DERIVED_CONFIG= (empty),
+// then env ("KEY=value" sets, "KEY" alone unsets), restored when the test
+// ends.
+func Setenv(t testing.TB, env ...string) {
+	t.Helper()
+	t.Setenv("TZ", "UTC")
+	t.Setenv("PCP_DERIVED_CONFIG", "")
+	for _, kv := range env {
+		k, v, ok := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+		if !ok {
+			os.Unsetenv(k)
+		}
+	}
 }
 
 // RunReal runs the real PCP tool name with args in the test's working

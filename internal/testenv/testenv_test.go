@@ -116,6 +116,30 @@ func TestRealEnv(t *testing.T) {
 	if got := RealEnv(); !contains(got, "TZ=UTC") {
 		t.Errorf("RealEnv() lacks TZ=UTC")
 	}
+	for _, kv := range RealEnv("PCP_DERIVED_CONFIG", "FOO") {
+		if k, _, _ := strings.Cut(kv, "="); k == "PCP_DERIVED_CONFIG" || k == "FOO" {
+			t.Errorf("RealEnv(\"PCP_DERIVED_CONFIG\", \"FOO\") has %q", kv)
+		}
+	}
+}
+
+func TestSetenv(t *testing.T) {
+	t.Setenv("PCP_DERIVED_CONFIG", "/some/file")
+	t.Setenv("BAR", "x")
+	t.Run("inner", func(t *testing.T) {
+		Setenv(t, "FOO=bar", "BAR")
+		for k, want := range map[string]string{"TZ": "UTC", "PCP_DERIVED_CONFIG": "", "FOO": "bar"} {
+			if v, ok := os.LookupEnv(k); !ok || v != want {
+				t.Errorf("%s = %q (set %v), want %q", k, v, ok, want)
+			}
+		}
+		if v, ok := os.LookupEnv("BAR"); ok {
+			t.Errorf("BAR = %q, want it unset", v)
+		}
+	})
+	if v := os.Getenv("BAR"); v != "x" {
+		t.Errorf("BAR = %q after the test, want it restored", v)
+	}
 }
 
 func contains(list []string, s string) bool {
