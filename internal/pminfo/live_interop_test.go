@@ -1,6 +1,7 @@
 package pminfo
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -159,5 +160,27 @@ func TestBuiltinCollector(t *testing.T) {
 	got, _, _ = run(t, "", append([]string{"-h", "@", "-f"}, constant...))
 	if d := cmp.Diff(string(want), got); d != "" {
 		t.Errorf("pminfo -h @ -f differs from the real pminfo -f on pmcd (-pmcd +collector):\n%s", d)
+	}
+}
+
+// TestJSONLive checks that --json works live: one object per metric, in
+// the order of the names, with values.
+func TestJSONLive(t *testing.T) {
+	livePMCD(t)
+	names, _, _ := run(t, "", []string{"hinv", "kernel.all.load"})
+	out, errs, rc := run(t, "", []string{"--json", "hinv", "kernel.all.load"})
+	if rc != 0 || errs != "" {
+		t.Fatalf("--json: rc %d, stderr %q", rc, errs)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	want := strings.Fields(names)
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines for %d metrics", len(lines), len(want))
+	}
+	for i, l := range lines {
+		var j jsonLine
+		if err := json.Unmarshal([]byte(l), &j); err != nil || j.Name != want[i] || j.PMID == "" || j.Timestamp == "" {
+			t.Errorf("line %d: %v: %s (want %s)", i+1, err, l, want[i])
+		}
 	}
 }
