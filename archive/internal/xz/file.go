@@ -26,7 +26,11 @@ const DefaultMaxBlock = 64 << 20
 
 // File gives random access to the uncompressed bytes of an xz file. A read
 // decodes only the blocks that hold its range (found through the index),
-// keeps the last two decoded blocks, and, when reads move from block to
+// and of a block only as far as the read needs (a chunk of the LZMA2 data
+// at a time, the rest when a later read needs it: reading an archive's
+// label and first records does not decode a whole 10 MiB block; a block's
+// check is verified when it is complete), keeps the last two decoded
+// blocks, and, when reads move from block to
 // block in one direction, decodes the next blocks in that direction ahead
 // in up to Options.Readahead goroutines. Its memory is about
 // (Readahead + 2) times the largest block's uncompressed size, whatever
@@ -45,6 +49,15 @@ type File struct {
 
 	dec  *Decoder // for the blocks decoded by the caller's goroutine
 	comp []byte
+
+	// part is the block that reads have decoded only in part (as far
+	// as they needed: a chunk at a time), partIdx its number (-1: none),
+	// partSrc its compressed bytes and partDec its decoder, whose LZMA
+	// state its chunks share.
+	part    partial
+	partIdx int
+	partSrc []byte
+	partDec *Decoder
 
 	cache   [2]decoded // [0] the block used last, [1] the one before
 	free    [][]byte
@@ -89,7 +102,7 @@ func NewFile(r io.ReaderAt, size int64, opts Options) (*File, error) {
 	if maxBlock <= 0 {
 		maxBlock = DefaultMaxBlock
 	}
-	f := &File{r: r, blocks: blocks, last: -1, dec: NewDecoder()}
+	f := &File{r: r, blocks: blocks, last: -1, dec: NewDecoder(), partIdx: -1}
 	for i, b := range blocks {
 		if b.UncompressedSize > maxBlock {
 			return nil, formatErr(b.Offset, i, ErrTooLarge, "block of %d bytes exceeds the limit of %d", b.UncompressedSize, maxBlock)
@@ -131,11 +144,12 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 			return n, io.EOF
 		}
 		i := f.find(off)
-		data, err := f.block(i, 0)
+		bo := f.blocks[i].UncompressedOffset
+		data, err := f.block(i, 0, off-bo+int64(len(p)-n))
 		if err != nil {
 			return n, err
 		}
-		k := copy(p[n:], data[off-f.blocks[i].UncompressedOffset:])
+		k := copy(p[n:], data[off-bo:])
 		n += k
 		off += int64(k)
 	}
@@ -171,7 +185,7 @@ func (f *File) Bytes(off int64, n int, forward bool) ([]byte, error) {
 	i := f.find(off)
 	b := &f.blocks[i]
 	if off+int64(n) <= b.UncompressedOffset+b.UncompressedSize {
-		data, e := f.block(i, hint)
+		data, e := f.block(i, hint, off+int64(n)-b.UncompressedOffset)
 		if e != nil {
 			return nil, e
 		}
@@ -191,11 +205,11 @@ func (f *File) Bytes(off int64, n int, forward bool) ([]byte, error) {
 		first, last, step = j, i, -1
 	}
 	for k := first; ; k += step {
-		data, e := f.block(k, hint)
+		bo := f.blocks[k].UncompressedOffset
+		data, e := f.block(k, hint, min(end, bo+f.blocks[k].UncompressedSize)-bo)
 		if e != nil {
 			return nil, e
 		}
-		bo := f.blocks[k].UncompressedOffset
 		lo, hi := max(off, bo), min(end, bo+int64(len(data)))
 		copy(s[lo-off:hi-off], data[lo-bo:hi-bo])
 		if k == last {
@@ -213,11 +227,12 @@ func (f *File) find(off int64) int {
 	})
 }
 
-// block returns the decoded block i, from the cache, from the readahead
-// queue, or decoded now; hint is the caller's direction (+1, -1, or 0 for
-// none). It then starts decoding ahead when the reads move in one
-// direction.
-func (f *File) block(i, hint int) ([]byte, error) {
+// block returns block i decoded at least up to need bytes from its start
+// (the whole block when need covers it): from the cache, from the
+// readahead queue, or decoded now, in part when need is short of the
+// block's end. It then starts decoding ahead when the reads move in one
+// direction; hint is the caller's direction (+1, -1, or 0 for none).
+func (f *File) block(i, hint int, need int64) ([]byte, error) {
 	f.reap()
 	for k := range f.cache {
 		if f.cache[k].idx == i {
@@ -226,6 +241,9 @@ func (f *File) block(i, hint int) ([]byte, error) {
 			}
 			return f.cache[0].data, nil
 		}
+	}
+	if f.partIdx == i {
+		return f.decodePart(need)
 	}
 	switch {
 	case f.last >= 0 && i == f.last+1:
@@ -253,6 +271,12 @@ func (f *File) block(i, hint int) ([]byte, error) {
 		data = j.data
 	} else {
 		f.dropQueue()
+		if need < f.blocks[i].UncompressedSize {
+			if err := f.startPart(i); err != nil {
+				return nil, err
+			}
+			return f.decodePart(need)
+		}
 		f.evict()
 		buf := f.getBuf()
 		var err error
@@ -265,6 +289,60 @@ func (f *File) block(i, hint int) ([]byte, error) {
 	f.cache[0] = decoded{idx: i, data: data}
 	f.schedule()
 	return data, nil
+}
+
+// startPart starts decoding block i in part, dropping the block decoded
+// in part before.
+func (f *File) startPart(i int) error {
+	f.dropPart()
+	b := f.blocks[i]
+	if cap(f.partSrc) < int(b.Size) {
+		f.partSrc = make([]byte, b.Size)
+	}
+	src := f.partSrc[:b.Size]
+	if n, err := f.r.ReadAt(src, b.Offset); n < len(src) {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return formatErr(b.Offset, i, err, "cannot read block: %v", err)
+	}
+	if f.partDec == nil {
+		f.partDec = NewDecoder()
+	}
+	buf := f.getBuf()
+	if err := f.part.start(f.partDec, buf, src, b, i); err != nil {
+		f.free = append(f.free, buf)
+		return err
+	}
+	f.partIdx = i
+	return nil
+}
+
+// decodePart decodes the block decoded in part on, until need bytes of
+// it are there; a block that becomes complete goes to the cache.
+func (f *File) decodePart(need int64) ([]byte, error) {
+	p := &f.part
+	if err := p.decode(int(min(need, int64(len(p.out))))); err != nil {
+		f.dropPart()
+		return nil, err
+	}
+	if !p.done {
+		return p.out[:p.at.pos], nil
+	}
+	i, data := f.partIdx, p.out
+	f.partIdx, p.out = -1, nil
+	f.evict()
+	f.cache[0] = decoded{idx: i, data: data}
+	f.schedule()
+	return data, nil
+}
+
+// dropPart gives up the block decoded in part, if any.
+func (f *File) dropPart() {
+	if f.partIdx >= 0 {
+		f.free = append(f.free, f.part.out[:cap(f.part.out)])
+		f.partIdx, f.part.out = -1, nil
+	}
 }
 
 // evict moves the older cached block to the free list and makes room at
@@ -390,6 +468,7 @@ func (f *File) Close() error {
 		f.wg.Wait()
 	}
 	f.queue, f.dropped, f.free, f.scratch, f.comp = nil, nil, nil, nil, nil
+	f.partIdx, f.part, f.partSrc = -1, partial{}, nil
 	f.cache[0], f.cache[1] = decoded{idx: -1}, decoded{idx: -1}
 	return nil
 }

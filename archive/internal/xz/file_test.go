@@ -2,6 +2,7 @@ package xz
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"math/rand/v2"
 	"runtime"
@@ -158,5 +159,67 @@ func TestSequentialDecodeAllocs(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Fatalf("%v allocations decoding %d blocks", allocs, len(blocks))
+	}
+}
+
+// TestPartialBlock checks that a read decodes a block only as far as it
+// needs (a chunk of LZMA2 data at a time), that later reads take the
+// decoding on and get the right bytes, and that the block's check is
+// still verified when the block is complete.
+func TestPartialBlock(t *testing.T) {
+	in := testInputs(t)
+	// random data: LZMA2 chunks end at 64 KiB compressed, so the block
+	// holds some 50 of them
+	data := append(append(bytes.Clone(in["random"]), in["text"]...), in["random"]...)
+	data = append(data, in["random"]...)
+	comp := xzCompress(t, data, "-0", "--block-size=8MiB")
+	f, err := NewFile(bytes.NewReader(comp), int64(len(comp)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Blocks()) != 1 {
+		t.Fatalf("%d blocks, want 1", len(f.Blocks()))
+	}
+	readRange(t, f, data, 0, 808, true, false)
+	if f.partIdx != 0 || f.part.at.pos >= len(data)/4 {
+		t.Fatalf("after a read of 808 bytes: block %d decoded up to %d of %d bytes", f.partIdx, f.part.at.pos, len(data))
+	}
+	readRange(t, f, data, 100, 1000, true, true)
+	mid := int64(len(data) / 2)
+	readRange(t, f, data, mid, 5000, true, false)
+	if f.partIdx != 0 || f.part.at.pos >= len(data) {
+		t.Fatalf("after a read in the middle: block %d decoded up to %d of %d bytes", f.partIdx, f.part.at.pos, len(data))
+	}
+	readRange(t, f, data, mid-300000, 10, true, true) // already decoded
+	readRange(t, f, data, int64(len(data))-10, 10, true, false)
+	if f.partIdx != -1 || f.cache[0].idx != 0 {
+		t.Fatalf("after the last bytes: block decoded in part %d, cache %d", f.partIdx, f.cache[0].idx)
+	}
+	readRange(t, f, data, 0, len(data), true, true)
+	f.Close()
+
+	// A bad check (CRC64, the last 8 bytes before the index) is found
+	// when the block is complete.
+	bad := bytes.Clone(comp)
+	blocks, err := ReadIndex(bytes.NewReader(bad), int64(len(bad)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := blocks[0]
+	bad[b.Offset+b.Size-1] ^= 0xff
+	f, err = NewFile(bytes.NewReader(bad), int64(len(bad)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	readRange(t, f, data, 0, 808, true, false)
+	if _, err := f.ReadAt(make([]byte, 10), int64(len(data))-10); !errors.Is(err, ErrChecksum) {
+		t.Fatalf("reading the end of a block with a bad check: %v, want ErrChecksum", err)
+	}
+	// the block is given up: reading it again starts afresh, and fails
+	// again at its end
+	readRange(t, f, data, 0, 808, true, true)
+	if _, err := f.Bytes(0, len(data), true); !errors.Is(err, ErrChecksum) {
+		t.Fatalf("reading a block with a bad check: %v, want ErrChecksum", err)
 	}
 }
