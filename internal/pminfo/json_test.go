@@ -146,4 +146,3 @@ func TestScanDotted(t *testing.T) {
 		}
 	}
 }
-
