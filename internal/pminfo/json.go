@@ -22,7 +22,7 @@ type jsonMetric struct {
 	Type      string          `json:"type,omitempty"`
 	InDom     string          `json:"indom,omitempty"`
 	Semantics string          `json:"semantics,omitempty"`
-	Units     *string         `json:"units,omitempty"`
+	Units     *string         `json:"units,omitempty"` // "none" for none
 	OneLine   string          `json:"oneline,omitempty"`
 	Help      string          `json:"help,omitempty"`
 	Labels    json.RawMessage `json:"labels,omitempty"`
@@ -66,8 +66,14 @@ func (t *tool) jsonError(name string, pmid pmapi.PMID, err error) {
 
 // jsonMetric writes the object of one metric.
 func (t *tool) jsonMetric(name string, pmid pmapi.PMID, d *pmapi.Desc, res *pmapi.Result, i int) {
-	m := jsonMetric{Name: name, PMID: pmid.String(), Type: d.Type.String(), InDom: d.InDom.String(), Semantics: d.Sem.String()}
+	m := jsonMetric{Name: name, PMID: pmid.String(), Type: d.Type.String(), Semantics: d.Sem.String()}
+	if d.InDom != pmapi.InDomNull {
+		m.InDom = d.InDom.String()
+	}
 	units := d.Units.String()
+	if units == "" {
+		units = "none"
+	}
 	m.Units = &units
 	if s, err := t.c.Text(archive.TextOneLine|archive.TextPMID, uint32(pmid)); err == nil {
 		m.OneLine = s

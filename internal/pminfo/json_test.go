@@ -82,7 +82,11 @@ func checkJSON(t *testing.T, archive, out string, names []string, text string) {
 		if j.PMID != m[2] || j.OneLine != m[3] {
 			t.Errorf("%s: %s: JSON pmid %s oneline %q, text %s %q", archive, j.Name, j.PMID, j.OneLine, m[2], m[3])
 		}
-		if !strings.Contains(b, "InDom: "+j.InDom+" ") || !strings.Contains(b, "Semantics: "+j.Semantics+" ") || j.Units == nil {
+		indom := j.InDom
+		if indom == "" {
+			indom = "PM_INDOM_NULL"
+		}
+		if !strings.Contains(b, "InDom: "+indom+" ") || !strings.Contains(b, "Semantics: "+j.Semantics+" ") || j.Units == nil || !strings.Contains(b, "Units: "+*j.Units+"\n") {
 			t.Errorf("%s: %s: JSON descriptor %s %s not the text's:\n%s", archive, j.Name, j.InDom, j.Semantics, b)
 		}
 		var values []string
