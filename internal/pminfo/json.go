@@ -50,10 +50,8 @@ func (t *tool) startJSON() {
 	f.needContext, f.needPMID = true, true
 	f.desc, f.value, f.label = true, true, true
 	f.verify = false
-	t.json = &jsonOut{enc: json.NewEncoder(t.out)}
+	t.json = &jsonOut{enc: json.NewEncoder(t.Out)}
 }
-
-func (t *tool) endJSON() {}
 
 // jsonError writes the object of a metric that could not be reported.
 func (t *tool) jsonError(name string, pmid pmapi.PMID, err error) {
@@ -75,10 +73,10 @@ func (t *tool) jsonMetric(name string, pmid pmapi.PMID, d *pmapi.Desc, res *pmap
 		units = "none"
 	}
 	m.Units = &units
-	if s, err := t.c.Text(archive.TextOneLine|archive.TextPMID, uint32(pmid)); err == nil {
+	if s, err := t.C.Text(archive.TextOneLine|archive.TextPMID, uint32(pmid)); err == nil {
 		m.OneLine = s
 	}
-	if s, err := t.c.Text(archive.TextHelp|archive.TextPMID, uint32(pmid)); err == nil {
+	if s, err := t.C.Text(archive.TextHelp|archive.TextPMID, uint32(pmid)); err == nil {
 		m.Help = s
 	}
 	sets := []*archive.LabelSet{t.contextLabels(), t.domainLabels(pmid.Domain())}

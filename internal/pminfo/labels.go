@@ -26,53 +26,51 @@ func (t *tool) contextLabels() *archive.LabelSet {
 	c := &t.cache
 	if !c.ctxDone {
 		c.ctxDone = true
-		sets := t.c.Labels(archive.LabelContext, uint32(pmapi.PMIDNull))
+		sets := t.C.Labels(archive.LabelContext, uint32(pmapi.PMIDNull))
 		if len(sets) == 0 {
-			sets = []archive.LabelSet{pmctx.HostLabels(t.c.Host())}
+			sets = []archive.LabelSet{pmctx.HostLabels(t.C.Host())}
 		}
 		c.ctxLabels = []*archive.LabelSet{&sets[0]}
 	}
 	return c.ctxLabels[0]
 }
 
+// lastLabels is a label set cached until another key is asked for.
+type lastLabels[K comparable] struct {
+	key K
+	set *archive.LabelSet
+}
+
+// get returns the set for key, looking it up (lookup) when the key is
+// not the last one's.
+func (l *lastLabels[K]) get(key K, lookup func() []archive.LabelSet) *archive.LabelSet {
+	if key != l.key {
+		l.set = first(lookup())
+		l.key = key
+	}
+	return l.set
+}
+
 func (t *tool) domainLabels(domain uint32) *archive.LabelSet {
 	t.initCache()
-	c := &t.cache
-	if int64(domain) != c.domLast {
-		c.domLabels = first(t.c.Labels(archive.LabelDomain, domain))
-		c.domLast = int64(domain)
-	}
-	return c.domLabels
+	return t.cache.dom.get(int64(domain), func() []archive.LabelSet { return t.C.Labels(archive.LabelDomain, domain) })
 }
 
 func (t *tool) indomLabelSet(indom pmapi.InDom) *archive.LabelSet {
 	t.initCache()
-	c := &t.cache
-	if indom != c.indomLast {
-		c.indomLabels = first(t.c.Labels(archive.LabelInDom, uint32(indom)))
-		c.indomLast = indom
-	}
-	return c.indomLabels
+	return t.cache.indom.get(indom, func() []archive.LabelSet { return t.C.Labels(archive.LabelInDom, uint32(indom)) })
 }
 
+// clusterLabels: the cache is kept for the same domain and cluster.
 func (t *tool) clusterLabels(pmid pmapi.PMID) *archive.LabelSet {
 	t.initCache()
-	c := &t.cache
-	if pmid.Domain() != c.cluLast.Domain() || pmid.Cluster() != c.cluLast.Cluster() {
-		c.cluLabels = first(t.c.Labels(archive.LabelCluster, uint32(pmid)))
-		c.cluLast = pmid
-	}
-	return c.cluLabels
+	key := pmid.Domain()<<12 | pmid.Cluster()
+	return t.cache.cluster.get(key, func() []archive.LabelSet { return t.C.Labels(archive.LabelCluster, uint32(pmid)) })
 }
 
 func (t *tool) itemLabels(pmid pmapi.PMID) *archive.LabelSet {
 	t.initCache()
-	c := &t.cache
-	if pmid != c.itemLast {
-		c.itemLabels = first(t.c.Labels(archive.LabelItem, uint32(pmid)))
-		c.itemLast = pmid
-	}
-	return c.itemLabels
+	return t.cache.item.get(pmid, func() []archive.LabelSet { return t.C.Labels(archive.LabelItem, uint32(pmid)) })
 }
 
 // instanceLabelSets is pmGetInstancesLabels of indom, cached with the
@@ -81,7 +79,7 @@ func (t *tool) instanceLabelSets(indom pmapi.InDom) []archive.LabelSet {
 	t.instances(indom)
 	c := &t.cache
 	if !c.labelValid || c.labelInDom != indom {
-		c.instLabels = t.c.Labels(archive.LabelInstances, uint32(indom))
+		c.instLabels = t.C.Labels(archive.LabelInstances, uint32(indom))
 		c.labelInDom, c.labelValid = indom, true
 	}
 	return c.instLabels
@@ -95,7 +93,7 @@ func (t *tool) metricLabels(d *pmapi.Desc) {
 	}
 	sets = append(sets, t.clusterLabels(d.PMID), t.itemLabels(d.PMID))
 	if m, ok := pmctx.MergeLabels(sets, nil); ok {
-		fmt.Fprintf(t.out, "    labels %s\n", m)
+		fmt.Fprintf(t.Out, "    labels %s\n", m)
 	}
 }
 
@@ -104,7 +102,7 @@ func (t *tool) metricLabels(d *pmapi.Desc) {
 func (t *tool) indomLabels(indom pmapi.InDom) {
 	sets := []*archive.LabelSet{t.contextLabels(), t.domainLabels(indom.Domain()), t.indomLabelSet(indom)}
 	if m, ok := pmctx.MergeLabels(sets, nil); ok {
-		fmt.Fprintf(t.out, "    labels %s\n", m)
+		fmt.Fprintf(t.Out, "    labels %s\n", m)
 	}
 }
 
@@ -134,14 +132,12 @@ func (t *tool) instanceAt(indom pmapi.InDom, j int) (int32, *archive.LabelSet) {
 	return pmapi.InstNull, nil
 }
 
-// instanceLabels prints the merged labels of each instance (-l).
-func (t *tool) instanceLabels(indom pmapi.InDom, d *pmapi.Desc) {
-	if indom == pmapi.InDomNull {
-		return
-	}
+// eachInstance calls fn for each instance pminfo reports labels or series
+// for, with the merge of base and the instance's own label set (and not
+// when pmMergeLabelSets gives nothing): the instance, its name ("" and
+// false when the domain has no such instance now) and the merged labels.
+func (t *tool) eachInstance(indom pmapi.InDom, base []*archive.LabelSet, fn func(inst int32, name string, found bool, merged string)) {
 	n := t.instanceCount(indom)
-	base := []*archive.LabelSet{t.contextLabels(), t.domainLabels(indom.Domain()), t.indomLabelSet(indom),
-		t.clusterLabels(d.PMID), t.itemLabels(d.PMID)}
 	for j := 0; j < n; j++ {
 		inst, il := t.instanceAt(indom, j)
 		sets := base
@@ -153,11 +149,23 @@ func (t *tool) instanceLabels(indom pmapi.InDom, d *pmapi.Desc) {
 			continue
 		}
 		name, found := t.instanceName(indom, inst)
+		fn(inst, name, found, m)
+	}
+}
+
+// instanceLabels prints the merged labels of each instance (-l).
+func (t *tool) instanceLabels(indom pmapi.InDom, d *pmapi.Desc) {
+	if indom == pmapi.InDomNull {
+		return
+	}
+	base := []*archive.LabelSet{t.contextLabels(), t.domainLabels(indom.Domain()), t.indomLabelSet(indom),
+		t.clusterLabels(d.PMID), t.itemLabels(d.PMID)}
+	t.eachInstance(indom, base, func(inst int32, name string, found bool, merged string) {
 		if !found {
 			name = "DISAPPEARED"
 		}
-		fmt.Fprintf(t.out, "    inst [%d or \"%s\"] labels %s\n", inst, name, m)
-	}
+		fmt.Fprintf(t.Out, "    inst [%d or \"%s\"] labels %s\n", inst, name, merged)
+	})
 }
 
 // intrinsic keeps the labels that identify (not PM_LABEL_OPTIONAL).
@@ -177,14 +185,14 @@ func hash(parts ...string) string {
 // intrinsic labels and descriptor.
 func (t *tool) metricSeries(name string, d *pmapi.Desc) {
 	if m, ok := pmctx.MergeLabels([]*archive.LabelSet{t.contextLabels()}, intrinsic); ok {
-		fmt.Fprintf(t.out, "    Source: %s\n", hash(`{"series":"source","labels":`, m, "}"))
+		fmt.Fprintf(t.Out, "    Source: %s\n", hash(`{"series":"source","labels":`, m, "}"))
 	}
 	sets := []*archive.LabelSet{t.contextLabels(), t.domainLabels(d.PMID.Domain()), t.indomLabelSet(d.InDom),
 		t.clusterLabels(d.PMID), t.itemLabels(d.PMID)}
 	if m, ok := pmctx.MergeLabels(sets, intrinsic); ok {
 		s := fmt.Sprintf(`{"series":"metric","name":"%s","labels":%s,"semantics":"%s","type":"%s","units":"%s"}`,
 			name, m, d.Sem, typeStr(d.Type), d.Units)
-		fmt.Fprintf(t.out, "    Series: %s\n", hash(s))
+		fmt.Fprintf(t.Out, "    Series: %s\n", hash(s))
 	}
 }
 
@@ -195,25 +203,14 @@ func (t *tool) instanceSeries(indom pmapi.InDom) {
 		return
 	}
 	base := []*archive.LabelSet{t.contextLabels(), t.domainLabels(indom.Domain()), t.indomLabelSet(indom)}
-	n := t.instanceCount(indom)
-	for j := 0; j < n; j++ {
-		inst, il := t.instanceAt(indom, j)
-		sets := base
-		if il != nil {
-			sets = append(base[:len(base):len(base)], il)
-		}
-		m, ok := pmctx.MergeLabels(sets, nil)
-		if !ok {
-			continue
-		}
-		name, found := t.instanceName(indom, inst)
+	t.eachInstance(indom, base, func(inst int32, name string, found bool, merged string) {
 		iname := name
 		if !found {
 			iname, name = "???", "DISAPPEARED"
 		}
-		s := fmt.Sprintf(`{"series":"instance","name":"%s","labels":%s}`, iname, m)
-		fmt.Fprintf(t.out, "    inst [%d or \"%s\"] series %s\n", inst, name, hash(s))
-	}
+		s := fmt.Sprintf(`{"series":"instance","name":"%s","labels":%s}`, iname, merged)
+		fmt.Fprintf(t.Out, "    inst [%d or \"%s\"] series %s\n", inst, name, hash(s))
+	})
 }
 
 // typeStr is pmTypeStr: "NO_SUPPORT" where pmapi says "NOSUPPORT", and

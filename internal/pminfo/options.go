@@ -103,7 +103,6 @@ type flags struct {
 	needContext, needPMID                       bool
 	batch                                       int
 	json                                        bool
-	helpFull                                    bool // --help spelled in full
 }
 
 // option handles one of pminfo's own options.

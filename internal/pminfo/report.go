@@ -2,7 +2,6 @@ package pminfo
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/pmapi"
@@ -24,7 +23,7 @@ func (t *tool) report() {
 		pmids[i] = pmapi.PMIDNull
 	}
 	if f.needPMID {
-		ids, _, err := t.c.LookupNames(names)
+		ids, _, err := t.C.LookupNames(names)
 		if err != nil {
 			// every name without a PMID is reported with the
 			// batch's error, and dropped
@@ -34,7 +33,7 @@ func (t *tool) report() {
 					if t.json != nil {
 						t.jsonError(n, pmapi.PMIDNull, err)
 					} else {
-						fmt.Fprintf(t.out, "%s: pmLookupName: %s\n", n, archive.ErrText(err))
+						fmt.Fprintf(t.Out, "%s: pmLookupName: %s\n", n, archive.ErrText(err))
 					}
 					continue
 				}
@@ -48,16 +47,16 @@ func (t *tool) report() {
 	}
 	var result *pmapi.Result
 	if f.value || f.label || f.verify {
-		if err := t.c.Rewind(); err != nil {
-			t.fail("%s: pmSetMode failed: %s\n", t.o.Prog, archive.ErrText(err))
+		if err := t.C.Rewind(); err != nil {
+			t.Fail("%s: pmSetMode failed: %s\n", t.Prog, archive.ErrText(err))
 		}
-		res, err := t.c.Fetch(pmids)
+		res, err := t.C.Fetch(pmids)
 		if err != nil {
 			for i, n := range names {
 				if t.json != nil {
 					t.jsonError(n, pmids[i], err)
 				} else {
-					fmt.Fprintf(t.out, "%s: pmFetch: %s\n", n, archive.ErrText(err))
+					fmt.Fprintf(t.Out, "%s: pmFetch: %s\n", n, archive.ErrText(err))
 				}
 			}
 			return
@@ -67,12 +66,12 @@ func (t *tool) report() {
 	for i, name := range names {
 		var desc pmapi.Desc
 		if f.desc || f.value || f.label || f.series || f.verify {
-			d, err := t.c.Desc(pmids[i])
+			d, err := t.C.Desc(pmids[i])
 			if err != nil {
 				if t.json != nil {
 					t.jsonError(name, pmids[i], err)
 				} else {
-					fmt.Fprintf(t.out, "%s: pmLookupDesc: %s\n", name, archive.ErrText(err))
+					fmt.Fprintf(t.Out, "%s: pmLookupDesc: %s\n", name, archive.ErrText(err))
 				}
 				continue
 			}
@@ -83,7 +82,7 @@ func (t *tool) report() {
 			continue
 		}
 		if f.desc || f.help || f.value || f.label {
-			t.out.WriteByte('\n')
+			t.Out.WriteByte('\n')
 		}
 		var vs *pmapi.ValueSet
 		if f.value || f.verify {
@@ -98,25 +97,25 @@ func (t *tool) report() {
 		if f.verify {
 			switch {
 			case desc.Type == pmapi.TypeNoSupport:
-				fmt.Fprintf(t.out, "%s: Not Supported\n", name)
+				fmt.Fprintf(t.Out, "%s: Not Supported\n", name)
 			case vs.NumVal < 0:
-				fmt.Fprintf(t.out, "%s: %s\n", name, pmapi.Error(vs.NumVal).Error())
+				fmt.Fprintf(t.Out, "%s: %s\n", name, pmapi.Error(vs.NumVal).Error())
 			case vs.NumVal == 0:
-				fmt.Fprintf(t.out, "%s: No value(s) available\n", name)
+				fmt.Fprintf(t.Out, "%s: No value(s) available\n", name)
 			}
 			continue
 		}
-		t.out.WriteString(name)
+		t.Out.WriteString(name)
 		if f.mid {
-			fmt.Fprintf(t.out, " PMID: %s", pmids[i])
+			fmt.Fprintf(t.Out, " PMID: %s", pmids[i])
 		}
 		if f.fullmid {
-			fmt.Fprintf(t.out, " = %d = 0x%x", uint32(pmids[i]), uint32(pmids[i]))
+			fmt.Fprintf(t.Out, " = %d = 0x%x", uint32(pmids[i]), uint32(pmids[i]))
 		}
 		if f.oneline {
 			t.oneline(uint32(pmids[i]), archive.TextPMID)
 		}
-		t.out.WriteByte('\n')
+		t.Out.WriteByte('\n')
 		if f.desc {
 			t.printDesc(&desc)
 		}
@@ -145,23 +144,23 @@ func (t *tool) report() {
 // (PM_ERR_PROFILE): every instance of the domain is asked for, in a
 // fetch of its own.
 func (t *tool) fetchAll(name string, pmid pmapi.PMID, desc *pmapi.Desc) (*pmapi.ValueSet, bool) {
-	insts, _, err := t.c.InDom(desc.InDom)
+	insts, _, err := t.C.InDom(desc.InDom)
 	switch {
 	case err != nil:
-		fmt.Fprintf(t.out, "%s: pmGetIndom: %s\n", name, archive.ErrText(err))
+		fmt.Fprintf(t.Out, "%s: pmGetIndom: %s\n", name, archive.ErrText(err))
 		return nil, false
 	case len(insts) == 0:
-		fmt.Fprintf(t.out, "%s: pmGetIndom: No instances?\n", name)
+		fmt.Fprintf(t.Out, "%s: pmGetIndom: No instances?\n", name)
 		return nil, false
 	}
-	t.c.SetProfile(desc.InDom, insts)
-	defer t.c.SetProfile(desc.InDom, nil)
-	if err := t.c.Rewind(); err != nil {
-		t.fail("%s: pmSetMode failed: %s\n", t.o.Prog, archive.ErrText(err))
+	t.C.SetProfile(desc.InDom, insts)
+	defer t.C.SetProfile(desc.InDom, nil)
+	if err := t.C.Rewind(); err != nil {
+		t.Fail("%s: pmSetMode failed: %s\n", t.Prog, archive.ErrText(err))
 	}
-	res, err := t.c.Fetch([]pmapi.PMID{pmid})
+	res, err := t.C.Fetch([]pmapi.PMID{pmid})
 	if err != nil {
-		fmt.Fprintf(t.out, "%s: pmFetch: %s\n", name, archive.ErrText(err))
+		fmt.Fprintf(t.Out, "%s: pmFetch: %s\n", name, archive.ErrText(err))
 		return nil, false
 	}
 	return &res.VSets[0], true
@@ -172,15 +171,15 @@ func (t *tool) doindom(indom pmapi.InDom) {
 	if t.f.verify {
 		return
 	}
-	fmt.Fprintf(t.out, "\nInDom: %s", indom)
+	fmt.Fprintf(t.Out, "\nInDom: %s", indom)
 	if t.f.fulliid {
-		fmt.Fprintf(t.out, " = %d =", uint32(indom))
+		fmt.Fprintf(t.Out, " = %d =", uint32(indom))
 	}
-	fmt.Fprintf(t.out, " 0x%x", uint32(indom))
+	fmt.Fprintf(t.Out, " 0x%x", uint32(indom))
 	if t.f.oneline {
 		t.oneline(uint32(indom), archive.TextInDom)
 	}
-	t.out.WriteByte('\n')
+	t.Out.WriteByte('\n')
 	if t.f.label {
 		t.indomLabels(indom)
 	}
@@ -192,36 +191,36 @@ func (t *tool) doindom(indom pmapi.InDom) {
 // oneline prints the one-line help text after the name (on a line of its
 // own with -M or, for an instance domain, -I).
 func (t *tool) oneline(ident, kind uint32) {
-	text, err := t.c.Text(archive.TextOneLine|kind, ident)
+	text, err := t.C.Text(archive.TextOneLine|kind, ident)
 	if err != nil {
-		fmt.Fprintf(t.out, " One-line Help: Error: %s", archive.ErrText(err))
+		fmt.Fprintf(t.Out, " One-line Help: Error: %s", archive.ErrText(err))
 		return
 	}
 	if kind == archive.TextPMID && t.f.fullmid || kind == archive.TextInDom && t.f.fulliid {
-		t.out.WriteString("\n    ")
+		t.Out.WriteString("\n    ")
 	} else {
-		t.out.WriteByte(' ')
+		t.Out.WriteByte(' ')
 	}
-	fmt.Fprintf(t.out, "[%s]", text)
+	fmt.Fprintf(t.Out, "[%s]", text)
 }
 
 // helpText prints the help text, its trailing newlines removed.
 func (t *tool) helpText(ident, kind uint32) {
-	text, err := t.c.Text(archive.TextHelp|kind, ident)
+	text, err := t.C.Text(archive.TextHelp|kind, ident)
 	if err != nil {
-		fmt.Fprintf(t.out, "Full Help: Error: %s\n", archive.ErrText(err))
+		fmt.Fprintf(t.Out, "Full Help: Error: %s\n", archive.ErrText(err))
 		return
 	}
 	for len(text) > 0 && text[len(text)-1] == '\n' {
 		text = text[:len(text)-1]
 	}
 	if text == "" {
-		t.out.WriteString("Help: <empty entry>\n")
+		t.Out.WriteString("Help: <empty entry>\n")
 		return
 	}
-	t.out.WriteString("Help:\n")
-	t.out.WriteString(text)
-	t.out.WriteByte('\n')
+	t.Out.WriteString("Help:\n")
+	t.Out.WriteString(text)
+	t.Out.WriteByte('\n')
 }
 
 // typeNames are pminfo's names of the value types.
@@ -236,7 +235,7 @@ var typeNames = map[pmapi.Type]string{
 
 // printDesc prints a descriptor (-d).
 func (t *tool) printDesc(d *pmapi.Desc) {
-	w := t.out
+	w := t.Out
 	if name, ok := typeNames[d.Type]; ok {
 		fmt.Fprintf(w, "    Data Type: %s", name)
 	} else {
@@ -258,6 +257,3 @@ func (t *tool) printDesc(d *pmapi.Desc) {
 	}
 	fmt.Fprintf(w, "  Units: %s\n", units)
 }
-
-// itoa is strconv.Itoa for the int32 kinds.
-func itoa(n int32) string { return strconv.Itoa(int(n)) }

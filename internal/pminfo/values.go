@@ -13,32 +13,35 @@ import (
 // looked up last, kept until a different one is asked for (whatever the
 // time of the context in between, as the real tool keeps them).
 type cache struct {
-	nameInDom   pmapi.InDom
-	nameValid   bool
-	insts       []int32
-	instNames   []string
-	instErr     error
-	labelInDom  pmapi.InDom
-	labelValid  bool
-	instLabels  []archive.LabelSet
-	ctxLabels   []*archive.LabelSet
-	ctxDone     bool
-	domLast     int64 // -1: none
-	domLabels   *archive.LabelSet
-	indomLast   pmapi.InDom
-	indomLabels *archive.LabelSet
-	cluLast     pmapi.PMID
-	cluLabels   *archive.LabelSet
-	itemLast    pmapi.PMID
-	itemLabels  *archive.LabelSet
-	started     bool
+	nameInDom  pmapi.InDom
+	nameValid  bool
+	insts      []int32
+	instNames  []string
+	instErr    error
+	labelInDom pmapi.InDom
+	labelValid bool
+	instLabels []archive.LabelSet
+	ctxLabels  []*archive.LabelSet
+	ctxDone    bool
+	dom        lastLabels[int64]
+	indom      lastLabels[pmapi.InDom]
+	cluster    lastLabels[uint32]
+	item       lastLabels[pmapi.PMID]
+	started    bool
 }
 
+// initCache sets the caches' keys to the real tool's initial ones (no
+// domain, PM_INDOM_NULL, PM_ID_NULL), whose label sets are none.
 func (t *tool) initCache() {
 	if t.cache.started {
 		return
 	}
-	t.cache = cache{started: true, domLast: -1, indomLast: pmapi.InDomNull, cluLast: pmapi.PMIDNull, itemLast: pmapi.PMIDNull}
+	null := pmapi.PMIDNull
+	t.cache = cache{started: true}
+	t.cache.dom.key = -1
+	t.cache.indom.key = pmapi.InDomNull
+	t.cache.cluster.key = null.Domain()<<12 | null.Cluster()
+	t.cache.item.key = null
 }
 
 // instances is pmGetInDom of indom, cached (icache_update_name).
@@ -46,7 +49,7 @@ func (t *tool) instances(indom pmapi.InDom) ([]int32, []string, error) {
 	t.initCache()
 	c := &t.cache
 	if !c.nameValid || c.nameInDom != indom {
-		c.insts, c.instNames, c.instErr = t.c.InDom(indom)
+		c.insts, c.instNames, c.instErr = t.C.InDom(indom)
 		c.nameInDom, c.nameValid = indom, true
 	}
 	return c.insts, c.instNames, c.instErr
@@ -66,7 +69,7 @@ func (t *tool) instanceName(indom pmapi.InDom, inst int32) (string, bool) {
 // dump prints the values of one metric (mydump): each instance's, with
 // its name, or the error or "No value(s) available!".
 func (t *tool) dump(d *pmapi.Desc, vs *pmapi.ValueSet, indent string) {
-	w := t.out
+	w := t.Out
 	w.WriteString(indent)
 	switch {
 	case vs.NumVal == 0:
@@ -104,13 +107,13 @@ func (t *tool) dump(d *pmapi.Desc, vs *pmapi.ValueSet, indent string) {
 
 // appendValue is pmPrintValue (pmctx.AppendValue) in the reporting zone.
 func (t *tool) appendValue(b []byte, typ pmapi.Type, valfmt int32, v *pmapi.Value) []byte {
-	return pmctx.AppendValue(b, typ, valfmt, v, t.zone)
+	return pmctx.AppendValue(b, typ, valfmt, v, t.Zone)
 }
 
 // appendStamp is pmPrintStamp or pmPrintHighResStamp in the reporting
 // zone.
 func (t *tool) appendStamp(b []byte, ts pmapi.Timestamp, highres bool) []byte {
-	return pmctx.AppendStamp(b, ts, highres, t.zone)
+	return pmctx.AppendStamp(b, ts, highres, t.Zone)
 }
 
 // eventDump prints the records of one event array value (-x), as
@@ -118,14 +121,14 @@ func (t *tool) appendStamp(b []byte, ts pmapi.Timestamp, highres bool) []byte {
 // are its first parameter (event.flags), and a "missed" record's count
 // its second (event.missed).
 func (t *tool) eventDump(v *pmapi.Value, highres bool) {
-	w := t.out
+	w := t.Out
 	ea, err := pmapi.DecodeEvents(v.Block, highres)
 	if v.Block == nil || err != nil {
 		fn := "pmUnpackEventRecords"
 		if highres {
 			fn = "pmUnpackHighResEventRecords"
 		}
-		t.stderr("%s: %s: %s\n", t.o.Prog, fn, pmapi.ErrConv.Error())
+		t.Stderr("%s: %s: %s\n", t.Prog, fn, pmapi.ErrConv.Error())
 		return
 	}
 	t.eventPMIDs()
@@ -181,9 +184,9 @@ func (t *tool) eventPMIDs() {
 		name string
 		p    *pmapi.PMID
 	}{{"event.flags", &t.flagsPMID}, {"event.missed", &t.missedPMID}} {
-		p, err := t.c.LookupName(e.name)
+		p, err := t.C.LookupName(e.name)
 		if err != nil {
-			t.stderr("Warning: cannot get PMID for %s: %s\n", e.name, archive.ErrText(err))
+			t.Stderr("Warning: cannot get PMID for %s: %s\n", e.name, archive.ErrText(err))
 			p = pmapi.NewPMID(p.Domain(), p.Cluster(), 1)
 		}
 		*e.p = p
@@ -192,8 +195,8 @@ func (t *tool) eventPMIDs() {
 
 // dumpParameter prints one parameter of an event record.
 func (t *tool) dumpParameter(p *param, idx int, flags *uint32) {
-	w := t.out
-	names, err := t.c.NameAll(p.pmid)
+	w := t.Out
+	names, err := t.C.NameAll(p.pmid)
 	if err == nil {
 		if idx == 0 {
 			if p.pmid == t.flagsPMID {
@@ -218,7 +221,7 @@ func (t *tool) dumpParameter(p *param, idx int, flags *uint32) {
 	} else {
 		fmt.Fprintf(w, "\tPMID: %s\n", p.pmid)
 	}
-	d, err := t.c.Desc(p.pmid)
+	d, err := t.C.Desc(p.pmid)
 	if err != nil {
 		fmt.Fprintf(w, "\tpmLookupDesc: %s\n", archive.ErrText(err))
 		return

@@ -12,22 +12,14 @@
 package pmprobe
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"strings"
-	"syscall"
 
 	"github.com/pcpkit/pcpkit/archive"
-	"github.com/pcpkit/pcpkit/collector"
-	"github.com/pcpkit/pcpkit/derive"
 	"github.com/pcpkit/pcpkit/internal/cnum"
 	"github.com/pcpkit/pcpkit/internal/getopt"
 	"github.com/pcpkit/pcpkit/internal/pmctx"
-	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
-	"github.com/pcpkit/pcpkit/pmcd"
-	"github.com/pcpkit/pcpkit/source"
 )
 
 // shortOpts is pmprobe's option string (PCP 6.0.3). -e is accepted by
@@ -101,12 +93,7 @@ pcpkit extras:
 
 // tool holds one run's state.
 type tool struct {
-	o    *pmctx.Opts
-	out  *bufio.Writer
-	errw io.Writer
-	reg  *derive.Registry
-	c    *pmctx.Context
-	zone *pcptime.Zone // the reporting zone (for event timestamps)
+	*pmctx.Session
 
 	force, faster, internal, external, values, verbose bool
 	batch                                              int
@@ -121,65 +108,17 @@ type tool struct {
 	instErr   error
 }
 
-// errExit stops a run with an exit status.
-type errExit int
-
 // Main runs pmprobe with args (without the program name), writing to
 // stdout and stderr, and returns the exit status.
-func Main(args []string, stdout, stderr io.Writer) (status int) {
-	out := bufio.NewWriterSize(stdout, 64<<10)
-	defer out.Flush()
-	t := &tool{out: out, errw: stderr, batch: 128, lastInDom: pmapi.InDomNull}
-	defer func() {
-		if r := recover(); r != nil {
-			if e, ok := r.(errExit); ok {
-				status = int(e)
-				return
-			}
-			panic(r)
-		}
-	}()
-	return t.run(args)
-}
-
-func (t *tool) fail(format string, a ...any) {
-	t.out.Flush()
-	fmt.Fprintf(t.errw, format, a...)
-	panic(errExit(1))
-}
-
-// registry is the process's derived metrics, set up the first time they
-// are needed (with $PCP_DERIVED_CONFIG, whose messages are printed then).
-func (t *tool) registry() *derive.Registry {
-	if t.reg == nil {
-		var msgs strings.Builder
-		t.reg = derive.NewProcessRegistry(&msgs)
-		t.flushMessages(msgs.String())
-	}
-	return t.reg
-}
-
-// flushMessages writes messages libpcp prints with pmprintf and pmflush,
-// with whatever pmprintf collected before.
-func (t *tool) flushMessages(msgs string) {
-	if msgs == "" {
-		return
-	}
-	t.out.Flush()
-	if t.o != nil {
-		t.o.Flush()
-	}
-	io.WriteString(t.errw, msgs)
+func Main(args []string, stdout, stderr io.Writer) int {
+	t := &tool{Session: pmctx.NewSession("pmprobe", stdout, stderr), batch: 128, lastInDom: pmapi.InDomNull}
+	return t.Run(func() int { return t.run(args) })
 }
 
 // loadDerived is --derived=FILE (pmGetOptions' pmLoadDerivedConfig): a
 // file that cannot be read is an option error.
 func (t *tool) loadDerived(o *pmctx.Opts, path string) {
-	t.o = o
-	var msgs strings.Builder
-	_, err := t.registry().LoadConfig(path, &msgs)
-	t.flushMessages(msgs.String())
-	if err != nil {
+	if err := t.LoadDerived(o, path); err != nil {
 		o.Printf("%s: pmLoadDerivedConfig failed: %s\n", o.Prog, archive.ErrText(err))
 		o.Errors++
 	}
@@ -229,40 +168,24 @@ func (t *tool) option(o *pmctx.Opts, opt getopt.Opt) {
 
 func (t *tool) run(args []string) int {
 	p := &pmctx.Parser{Prog: "pmprobe", Short: shortOpts, Longs: longOpts, Claimed: "V", Derived: t.loadDerived}
-	o, operands := p.Parse(args, t.errw, t.option)
-	t.o = o
+	o, operands := p.Parse(args, t.Errw, t.option)
+	t.Opts = o
 	if o.Errors > 0 || o.Exit {
-		o.Usage(usage)
-		if o.Exit {
-			return 0
-		}
-		if !o.RuntimeErr {
-			for _, a := range args {
-				if a == "--" {
-					break
-				}
-				if a == "--help" {
-					io.WriteString(t.errw, extras)
-					break
-				}
-			}
-		}
-		return 1
+		return t.Usage(args, usage, extras)
 	}
-	t.open()
-	defer t.c.Close()
+	t.Open(false)
+	defer t.C.Close()
 
 	if len(operands) == 0 {
-		t.c.Traverse("", t.dometric)
+		t.C.Traverse("", t.dometric)
 	} else if t.faster {
 		for _, a := range operands {
 			t.dometric(a)
 		}
 	} else {
 		for _, a := range operands {
-			if err := t.c.Traverse(a, t.dometric); err != nil {
-				code := pmctx.ErrCode(err)
-				fmt.Fprintf(t.out, "%s %d %s\n", a, code, archive.ErrText(err))
+			if err := t.C.Traverse(a, t.dometric); err != nil {
+				fmt.Fprintf(t.Out, "%s %d %s\n", a, pmctx.ErrCode(err), archive.ErrText(err))
 			}
 		}
 	}
@@ -272,89 +195,6 @@ func (t *tool) run(args []string) int {
 		t.pduCounts()
 	}
 	return 0
-}
-
-// open creates the context and, for an archive, finishes the options
-// that need it.
-func (t *tool) open() {
-	o := t.o
-	reg := t.registry()
-	switch o.Kind {
-	case pmctx.KindArchive:
-		c, err := pmctx.OpenArchive(o.Archives, reg, o.NS, t.messageWriter())
-		if err != nil {
-			t.fail("%s: Cannot open archive \"%s\": %s\n", o.Prog, o.Archives, archive.ErrText(err))
-		}
-		t.c = c
-		t.contextOptions()
-	case pmctx.KindLocal:
-		t.fail("%s: Cannot make standalone connection on localhost: %s\n", o.Prog, archive.ErrText(syscall.ENOTSUP))
-	default:
-		host := "local:"
-		if len(o.Hosts) > 0 {
-			host = o.Hosts[0]
-		}
-		var src source.Source
-		var err error
-		if host == "@" {
-			src, err = collector.New()
-		} else {
-			src, err = pmcd.Dial(host)
-		}
-		if err != nil {
-			t.fail("%s: Cannot connect to PMCD on host \"%s\": %s\n", o.Prog, host, pmctx.DialErrText(err))
-		}
-		t.c = pmctx.OpenSource(src, reg, o.NS, t.messageWriter())
-		t.zone = pcptime.LocalZone()
-	}
-}
-
-func (t *tool) messageWriter() io.Writer {
-	return writerFunc(func(p []byte) (int, error) {
-		t.out.Flush()
-		return t.errw.Write(p)
-	})
-}
-
-type writerFunc func([]byte) (int, error)
-
-func (w writerFunc) Write(p []byte) (int, error) { return w(p) }
-
-// contextOptions is pmGetContextOptions for an archive: the zone's note
-// and the origin of -O.
-func (t *tool) contextOptions() {
-	o := t.o
-	rc := t.c.Archive()
-	lab := rc.Label()
-	zone := pcptime.LocalZone()
-	defer func() { t.zone = zone }()
-	switch {
-	case o.HostZone:
-		zone = pcptime.LoadZone(lab.TZ)
-		fmt.Fprintf(t.out, "Note: timezone set to local timezone of host \"%s\" from archive\n\n", t.c.Host())
-	case o.TZSet:
-		zone = pcptime.LoadZone(o.TZ)
-		fmt.Fprintf(t.out, "Note: timezone set to \"TZ=%s\"\n\n", o.TZ)
-	}
-	if o.Origin == nil && o.Start == nil && o.Finish == nil && o.Align == nil {
-		return
-	}
-	end, err := rc.End()
-	if err != nil {
-		end = pmapi.Timestamp{Sec: 0x7fffffff}
-		t.out.Flush()
-		fmt.Fprintf(t.errw, "%s: Cannot locate end of archive %s: %s\n", o.Prog, o.Archives, archive.ErrText(err))
-		fmt.Fprintf(t.errw, "\nWARNING: This archive is sufficiently damaged that it may not be possible to\n")
-		fmt.Fprintf(t.errw, "         produce complete information.  Continuing and hoping for the best.\n\n")
-	}
-	w, _, perr := pcptime.ParseWindowSpec(pcptime.WindowSpec{Start: o.Start, End: o.Finish, Align: o.Align, Origin: o.Origin}, lab.Start, end, zone)
-	if perr != nil {
-		o.Printf("%s: invalid time window.\n%s\n", o.Prog, perr.Message())
-		t.out.Flush()
-		o.Flush()
-		panic(errExit(1))
-	}
-	t.c.SetOrigin(w.Origin)
 }
 
 // dometric collects a name.
@@ -386,11 +226,11 @@ func (t *tool) lookup(names []string) ([]string, []pmapi.PMID) {
 			break
 		}
 		batch := names[i : i+b]
-		ids, _, err := t.c.LookupNames(batch)
+		ids, _, err := t.C.LookupNames(batch)
 		if err != nil {
 			for k, n := range batch {
 				if ids == nil || ids[k] == pmapi.PMIDNull {
-					fmt.Fprintf(t.out, "%s %d %s\n", n, pmctx.ErrCode(err), archive.ErrText(err))
+					fmt.Fprintf(t.Out, "%s %d %s\n", n, pmctx.ErrCode(err), archive.ErrText(err))
 					continue
 				}
 				keptNames, keptIDs = append(keptNames, n), append(keptIDs, ids[k])

@@ -12,8 +12,8 @@ import (
 // instance domain itself; otherwise the values of a fetch (in an archive,
 // one metric at a time from the origin; live, batch metrics at a time).
 func (t *tool) report(names []string, pmids []pmapi.PMID) {
-	w := t.out
-	zone := t.zone
+	w := t.Out
+	zone := t.Zone
 	fetched := 0
 	for i := 0; i < len(names); {
 		batch := 1
@@ -24,16 +24,16 @@ func (t *tool) report(names []string, pmids []pmapi.PMID) {
 		}
 		var res *pmapi.Result
 		var err error
-		if t.o.Kind == pmctx.KindArchive {
-			if err = t.c.Rewind(); err != nil {
+		if t.Opts.Kind == pmctx.KindArchive {
+			if err = t.C.Rewind(); err != nil {
 				fmt.Fprintf(w, "%d %s (pmSetMode)\n", pmctx.ErrCode(err), archive.ErrText(err))
 				i++
 				continue
 			}
-			res, err = t.c.Fetch(pmids[fetched : fetched+1])
+			res, err = t.C.Fetch(pmids[fetched : fetched+1])
 		} else {
 			batch = min(t.batch, len(names)-fetched)
-			res, err = t.c.Fetch(pmids[fetched : fetched+batch])
+			res, err = t.C.Fetch(pmids[fetched : fetched+batch])
 		}
 		if err != nil {
 			fmt.Fprintf(w, "%s %d %s (pmFetch)\n", names[fetched], pmctx.ErrCode(err), archive.ErrText(err))
@@ -46,7 +46,7 @@ func (t *tool) report(names []string, pmids []pmapi.PMID) {
 			vs := &res.VSets[b]
 			var desc pmapi.Desc
 			if t.internal || t.external || t.values {
-				d, err := t.c.Desc(pmids[fetched+b])
+				d, err := t.C.Desc(pmids[fetched+b])
 				if err != nil {
 					fmt.Fprintf(w, "%d %s (pmLookupDesc)\n", pmctx.ErrCode(err), archive.ErrText(err))
 					continue
@@ -109,8 +109,8 @@ func (t *tool) report(names []string, pmids []pmapi.PMID) {
 // reportInDom is -f with -i or -I: the metric's instance domain, from
 // pmGetInDom (pmGetInDomArchive for an archive), without a fetch.
 func (t *tool) reportInDom(name string, pmid pmapi.PMID) {
-	w := t.out
-	d, err := t.c.Desc(pmid)
+	w := t.Out
+	d, err := t.C.Desc(pmid)
 	if err != nil {
 		fmt.Fprintf(w, "%s %d %s (pmLookupDesc)\n", name, pmctx.ErrCode(err), archive.ErrText(err))
 		return
@@ -144,10 +144,10 @@ func (t *tool) reportInDom(name string, pmid pmapi.PMID) {
 // an archive, pmGetInDom live), looked up again only for another one.
 func (t *tool) instances(indom pmapi.InDom) ([]int32, []string, error) {
 	if indom != t.lastInDom {
-		if t.o.Kind == pmctx.KindArchive {
-			t.insts, t.instNames, t.instErr = t.c.InDomArchive(indom)
+		if t.Opts.Kind == pmctx.KindArchive {
+			t.insts, t.instNames, t.instErr = t.C.InDomArchive(indom)
 		} else {
-			t.insts, t.instNames, t.instErr = t.c.InDom(indom)
+			t.insts, t.instNames, t.instErr = t.C.InDom(indom)
 		}
 		t.lastInDom = indom
 	}
@@ -157,7 +157,7 @@ func (t *tool) instances(indom pmapi.InDom) ([]int32, []string, error) {
 // pduCounts is -V: the PDUs sent and received, by type. pcpkit does not
 // count them: an archive context sends none, as the real tool reports.
 func (t *tool) pduCounts() {
-	w := t.out
+	w := t.Out
 	for _, dir := range []string{"send", "recv"} {
 		fmt.Fprintf(w, "PDUs %s", dir)
 		for i := 0; i < pduMax; i++ {

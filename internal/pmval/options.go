@@ -8,6 +8,7 @@ import (
 
 	"github.com/pcpkit/pcpkit/derive"
 	"github.com/pcpkit/pcpkit/internal/getopt"
+	"github.com/pcpkit/pcpkit/internal/pmctx"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmns"
 )
@@ -165,7 +166,7 @@ func parse(args []string, stderr *strings.Builder, pending *strings.Builder) (*o
 			}
 			o.archives = append(o.archives, arg)
 		case 'D':
-			if !validDebug(arg) {
+			if !pmctx.ValidDebug(arg) {
 				fmt.Fprintf(pending, "pmval: unrecognized debug options specification (%s)\n", arg)
 				o.errors++
 			}
@@ -343,37 +344,6 @@ func cAtoi(s string) int64 {
 		n = -n
 	}
 	return n
-}
-
-// debugFlags are the names pmSetDebug accepts (PCP 6.0.3's pmdbg).
-var debugFlags = map[string]bool{
-	"pdu": true, "fetch": true, "profile": true, "value": true, "context": true,
-	"indom": true, "pdubuf": true, "log": true, "logmeta": true, "optfetch": true,
-	"af": true, "appl0": true, "appl1": true, "appl2": true, "pmns": true, "libpmda": true,
-	"timecontrol": true, "pmc": true, "derive": true, "lock": true, "interp": true,
-	"config": true, "pmapi": true, "fault": true, "auth": true, "discovery": true,
-	"attr": true, "http": true, "desperate": true, "deprecated": true, "exec": true,
-	"labels": true, "series": true, "libweb": true, "access": true, "qa": true,
-	"search": true, "query": true, "compress": true, "dev0": true, "dev1": true,
-	"dev2": true, "appl3": true, "appl4": true, "appl5": true, "pmlc": true, "alloc": true,
-	"all": true, "nosuchoption": false,
-}
-
-// validDebug reports whether pmSetDebug accepts spec: a comma-separated
-// list of option names or numbers.
-func validDebug(spec string) bool {
-	for _, f := range strings.Split(spec, ",") {
-		if f == "" {
-			return false
-		}
-		if _, err := strconv.Atoi(f); err == nil {
-			continue
-		}
-		if !debugFlags[f] {
-			return false
-		}
-	}
-	return true
 }
 
 // splitInstances splits an -i argument as pmval's getinstance does: on

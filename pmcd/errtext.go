@@ -1,4 +1,4 @@
-package pmctx
+package pmcd
 
 import (
 	"errors"
@@ -7,16 +7,16 @@ import (
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/pmapi"
-	"github.com/pcpkit/pcpkit/pmcd"
 )
 
-// DialErrText is libpcp's text for a failure to connect to pmcd: a host
+// DialErrorText is libpcp's text (pmErrStr) for a failure of Dial, as the
+// tools print it after "Cannot connect to PMCD on host": a host
 // name that does not resolve is "No route to host" (libpcp's
 // -EHOSTUNREACH), a connection that timed out PM_ERR_TIMEOUT, a refused
 // or failed one the system error. A host specification the client does
 // not support (a proxy, connection attributes) is "Operation not
 // supported".
-func DialErrText(err error) string {
+func DialErrorText(err error) string {
 	var dns *net.DNSError
 	if errors.As(err, &dns) {
 		return pmapi.ErrStr(-int32(syscall.EHOSTUNREACH))
@@ -25,8 +25,8 @@ func DialErrText(err error) string {
 	if errors.As(err, &ne) && ne.Timeout() {
 		return pmapi.ErrTimeout.Error()
 	}
-	var ce *pmcd.ConnError
-	var he *pmcd.HandshakeError
+	var ce *ConnError
+	var he *HandshakeError
 	var errno syscall.Errno
 	var code pmapi.Error
 	if !errors.As(err, &ce) && !errors.As(err, &he) && !errors.As(err, &errno) && !errors.As(err, &code) {
