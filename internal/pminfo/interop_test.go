@@ -9,15 +9,6 @@ import (
 	"github.com/pcpkit/pcpkit/internal/testenv"
 )
 
-// compareReal runs the real pminfo and pcpkit's with args in dir, in the
-// environment env changes (see runEnv), and reports any difference.
-func compareReal(t *testing.T, dir string, args []string, env ...string) {
-	t.Helper()
-	wout, werr, wrc := testenv.RunCommand(t, dir, testenv.RealEnv(env...), testenv.RealTool(t, "pminfo"), args...)
-	out, errs, rc := runEnv(t, dir, args, env...)
-	testenv.CompareRun(t, "pminfo", "pminfo "+strings.Join(args, " "), string(wout), string(werr), wrc, out, errs, rc)
-}
-
 // TestInteropAdhoc compares the command line in $PMINFO_ARGS (run in
 // $PMINFO_DIR), for investigating.
 func TestInteropAdhoc(t *testing.T) {

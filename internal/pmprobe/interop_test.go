@@ -9,16 +9,6 @@ import (
 	"github.com/pcpkit/pcpkit/internal/testenv"
 )
 
-// TestInteropAdhoc compares the command line in $PMPROBE_ARGS (run in
-// $PMPROBE_DIR), for investigating.
-func TestInteropAdhoc(t *testing.T) {
-	args := os.Getenv("PMPROBE_ARGS")
-	if args == "" {
-		t.Skip("set PMPROBE_ARGS")
-	}
-	compareReal(t, os.Getenv("PMPROBE_DIR"), strings.Fields(args))
-}
-
 // probeModes are the option sets run against every shared archive.
 var probeModes = []string{"", "-v", "-i -I", "-f -i -I", "-I"}
 
@@ -47,7 +37,7 @@ func TestInteropShared(t *testing.T) {
 			}
 			for _, m := range probeModes {
 				args := append([]string{"-a", a}, strings.Fields(m)...)
-				t.Run(set+"/"+a+"/"+m, func(t *testing.T) { compareReal(t, dir, args) })
+				t.Run(set+"/"+a+"/"+m, func(t *testing.T) { testenv.CompareMain(t, "pmprobe", Main, dir, args) })
 				n++
 			}
 		}
@@ -74,12 +64,12 @@ func TestInteropCommandLine(t *testing.T) {
 		{"-a", "synth3", "-K", "foo"}, {"-a", "synth3", "-v", "synth.multi", "-f"}, {"-a", "nosuch"},
 		{"-a", "synth3", "-h", "localhost"}, {"-z"}, {"-a", "bad/trunc3", "-v"},
 	} {
-		t.Run(strings.Join(args, " "), func(t *testing.T) { compareReal(t, dir, args) })
+		t.Run(strings.Join(args, " "), func(t *testing.T) { testenv.CompareMain(t, "pmprobe", Main, dir, args) })
 	}
 	t.Run("PCP_DERIVED_CONFIG", func(t *testing.T) {
-		compareReal(t, dir, []string{"-a", "synth3", "-v"}, "PCP_DERIVED_CONFIG="+conf)
+		testenv.CompareMain(t, "pmprobe", Main, dir, []string{"-a", "synth3", "-v"}, "PCP_DERIVED_CONFIG="+conf)
 	})
 	t.Run("system derived", func(t *testing.T) {
-		compareReal(t, dir, []string{"-a", "synth3", "-v"}, "PCP_DERIVED_CONFIG")
+		testenv.CompareMain(t, "pmprobe", Main, dir, []string{"-a", "synth3", "-v"}, "PCP_DERIVED_CONFIG")
 	})
 }

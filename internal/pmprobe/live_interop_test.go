@@ -29,7 +29,7 @@ func TestInteropLive(t *testing.T) {
 		{"-F", "hinv.ncpu", "nosuch", "hinv"}, {"nosuch", "hinv.ncpu", "nosuch.too"}, {"-h", "localhost", "-v", "hinv.ncpu"},
 		{"-h", "local:", "-I", "kernel.all.load"}, {"-h", "unix:", "hinv"}, {"-h", "nosuch.invalid"}, {"-h", "localhost:1"},
 	} {
-		t.Run(strings.Join(args, " "), func(t *testing.T) { compareReal(t, "", args) })
+		t.Run(strings.Join(args, " "), func(t *testing.T) { testenv.CompareMain(t, "pmprobe", Main, "", args) })
 	}
 	// every metric, and changing values: the numbers after the names
 	// masked (a metric's count of values may change: processes)
@@ -37,7 +37,7 @@ func TestInteropLive(t *testing.T) {
 	for _, args := range [][]string{{}, {"-v", "kernel.all", "mem.util"}} {
 		t.Run(strings.Join(args, " ")+" (masked)", func(t *testing.T) {
 			wout, werr, wrc := testenv.RunCommand(t, "", testenv.RealEnv(), testenv.RealTool(t, "pmprobe"), args...)
-			out, errs, rc := run(t, "", args)
+			out, errs, rc := testenv.RunMain(t, Main, "", args)
 			testenv.CompareRun(t, "pmprobe", "pmprobe "+strings.Join(args, " ")+" (masked)",
 				masked.ReplaceAllString(string(wout), "$1 N"), string(werr), wrc, masked.ReplaceAllString(out, "$1 N"), errs, rc)
 		})
@@ -49,11 +49,11 @@ func TestInteropLive(t *testing.T) {
 	}
 	for _, args := range [][]string{{"-v", "my", "a", "hinv.ncpu"}, {"-i", "-I", "my", "a"}, {"-f", "-I", "my"}} {
 		t.Run("--derived "+strings.Join(args, " "), func(t *testing.T) {
-			compareReal(t, "", append([]string{"--derived=" + conf}, args...))
+			testenv.CompareMain(t, "pmprobe", Main, "", append([]string{"--derived=" + conf}, args...))
 		})
-		t.Run("env "+strings.Join(args, " "), func(t *testing.T) { compareReal(t, "", args, "PCP_DERIVED_CONFIG="+conf) })
+		t.Run("env "+strings.Join(args, " "), func(t *testing.T) { testenv.CompareMain(t, "pmprobe", Main, "", args, "PCP_DERIVED_CONFIG="+conf) })
 	}
 	t.Run("system derived", func(t *testing.T) {
-		compareReal(t, "", []string{"-i", "kernel.cpu.util", "disk.dev.await"}, "PCP_DERIVED_CONFIG")
+		testenv.CompareMain(t, "pmprobe", Main, "", []string{"-i", "kernel.cpu.util", "disk.dev.await"}, "PCP_DERIVED_CONFIG")
 	})
 }

@@ -702,3 +702,64 @@ func BuildCommand(t testing.TB, name, dir string) string {
 	}
 	return exe
 }
+
+// CheckGoldens runs pcpkit's tool (main, in-process, as RunMain runs it)
+// on every golden case of tool, in the archives directory, and compares
+// each run with the goldens, one subtest a case. It needs no PCP
+// installation.
+func CheckGoldens(t *testing.T, tool string, main Main) {
+	t.Helper()
+	dir := ArchivesDir(t)
+	cases := GoldenCases(t, tool)
+	if len(cases) == 0 {
+		t.Fatalf("no golden cases of %s found", tool)
+	}
+	for _, c := range cases {
+		t.Run(c.Name(), func(t *testing.T) {
+			g := ReadGolden(t, tool, c)
+			out, errs, rc := RunMain(t, main, dir, c.Args())
+			CompareRun(t, tool, strings.Join(c.Args(), " "), string(g.Stdout), string(g.Stderr), g.ExitCode, out, errs, rc)
+		})
+	}
+}
+
+// CheckGoldensMatchRealTool re-runs the real tool for every golden case of
+// tool: the committed goldens must be what PCP 6.0.3 prints today.
+func CheckGoldensMatchRealTool(t *testing.T, tool string) {
+	t.Helper()
+	RealTool(t, tool)
+	dir := ArchivesDir(t)
+	for _, c := range GoldenCases(t, tool) {
+		g := ReadGolden(t, tool, c)
+		out, errs, rc := RunRealIn(t, dir, tool, c.Args()...)
+		CompareRun(t, tool, "golden "+c.Name(), string(g.Stdout), string(g.Stderr), g.ExitCode, string(out), string(errs), rc)
+	}
+}
+
+// Main is a pcpkit tool's entry point (pmdumplog.Main, pminfo.Main, ...).
+type Main func(args []string, stdout, stderr io.Writer) int
+
+// RunMain runs a tool's main in-process in dir ("" for the test's own
+// directory), in the environment the real tools run in with env's changes
+// (Setenv), and returns its standard output, standard error and exit
+// status.
+func RunMain(t *testing.T, main Main, dir string, args []string, env ...string) (stdout, stderr string, rc int) {
+	t.Helper()
+	Setenv(t, env...)
+	if dir != "" {
+		t.Chdir(dir)
+	}
+	var out, errb bytes.Buffer
+	rc = main(args, &out, &errb)
+	return out.String(), errb.String(), rc
+}
+
+// CompareMain runs the real tool and pcpkit's (main) with args in dir,
+// in the same environment (RealEnv and Setenv with env), and reports any
+// difference (CompareRun).
+func CompareMain(t *testing.T, tool string, main Main, dir string, args []string, env ...string) {
+	t.Helper()
+	wout, werr, wrc := RunCommand(t, dir, RealEnv(env...), RealTool(t, tool), args...)
+	out, errs, rc := RunMain(t, main, dir, args, env...)
+	CompareRun(t, tool, tool+" "+strings.Join(args, " "), string(wout), string(werr), wrc, out, errs, rc)
+}
