@@ -148,6 +148,21 @@ func TestInteropCommandLine(t *testing.T) {
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) { compareReal(t, dir, args) })
 	}
+	// the PCP_* variables that stand for options
+	for _, tc := range []struct {
+		env  string
+		args []string
+	}{
+		{"PCP_ARCHIVE=synth3", []string{"-f", "synth.ctr32"}},
+		{"PCP_ARCHIVE=synth3", []string{"-a", "synth2", "-m"}},
+		{"PCP_HOSTZONE=1", []string{"-a", "synth3", "-m"}},
+		{"PCP_TIMEZONE=EST5EDT", []string{"-a", "synth3", "-m"}},
+		{"PCP_ORIGIN=+3", []string{"-a", "synth3", "-f", "synth.ctr32"}},
+		{"PCP_NAMESPACE=/nonexistent", []string{"-a", "synth3"}},
+		{"PCP_HOST=localhost", []string{"-a", "synth3"}},
+	} {
+		t.Run(tc.env+" "+strings.Join(tc.args, " "), func(t *testing.T) { compareReal(t, dir, tc.args, tc.env) })
+	}
 }
 
 // derivedConfigs are derived metric configurations for the archives of
