@@ -9,14 +9,17 @@
 //   - pcpkit's built-in collector (package collector), "-h @".
 //
 // Derived metrics (package derive) are part of every context, as libpcp
-// makes them: in an archive context (and wherever the names come from a
-// PMNS file, -n) every registered name is grafted into the namespace and
-// a definition is bound when its descriptor is first looked up; in a host
-// context the definitions are bound when the context is made, and only
-// those that bind are seen, after pmcd's names.
+// makes them. In an archive context (and wherever the names come from a
+// PMNS file, -n) every registered name is grafted into the namespace
+// (after the PMNS's children of each node, a name below a leaf turning
+// the leaf into a node), and a definition is bound when its descriptor is
+// first looked up. In a host context a definition is bound when a
+// traversal or a lookup first reaches it, and only those that bind are
+// seen, after pmcd's names, in the order they were registered.
 //
-// The package also holds what the two tools share of pmGetOptions (Opts,
-// Parser), pmSpecLocalPMDA (-K) and pmMergeLabelSets (MergeLabels).
+// The package also holds what the tools share of a run (Session), of
+// pmGetOptions (Opts, Parser, ValidDebug), pmSpecLocalPMDA (-K),
+// pmMergeLabelSets (MergeLabels) and pmPrintValue (AppendValue).
 package pmctx
 
 import (
