@@ -223,3 +223,34 @@ func TestPartialBlock(t *testing.T) {
 		t.Fatalf("reading a block with a bad check: %v, want ErrChecksum", err)
 	}
 }
+
+// TestPartialRandomReads reads random ranges of a file of two blocks of
+// some 50 LZMA2 chunks each, so that blocks are decoded in part, taken
+// further, given up for the other block and started again, through Bytes
+// and ReadAt, with readahead on and off.
+func TestPartialRandomReads(t *testing.T) {
+	in := testInputs(t)
+	var data []byte
+	for len(data) < 3<<20 {
+		data = append(append(data, in["random"]...), in["volumes"]...)
+	}
+	comp := xzCompress(t, data, "-0", "--block-size=2MiB")
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, ra := range []int{-1, 0} {
+		f, err := NewFile(bytes.NewReader(comp), int64(len(comp)), Options{Readahead: ra})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(f.Blocks()) < 2 {
+			t.Fatalf("%d blocks", len(f.Blocks()))
+		}
+		for i := 0; i < 300; i++ {
+			off := r.Int64N(int64(len(data)))
+			if r.IntN(3) == 0 {
+				off = r.Int64N(4096) // near the start, as archive readers read
+			}
+			readRange(t, f, data, off, 1+r.IntN(70000), r.IntN(2) == 0, r.IntN(2) == 0)
+		}
+		f.Close()
+	}
+}
