@@ -286,3 +286,34 @@ func traverse(n *node, prefix string, names *[]string) {
 		traverse(c, prefix+c.name+".", names)
 	}
 }
+
+// LoadUnique is Load for a tool's -N option (pmLoadASCIINameSpace with
+// dupok 0): a namespace in which two names share a PMID is refused, with
+// libpcp's message naming the later name first. The roots of dynamic
+// subtrees may share their PMID.
+func LoadUnique(path string) (*Namespace, error) {
+	ns, err := Load(path)
+	if err != nil {
+		return nil, err
+	}
+	type first struct {
+		name    string
+		dynamic bool
+	}
+	seen := map[pmapi.PMID]first{}
+	msg := ""
+	walk(ns.root, "", func(name string, n *node) {
+		if msg != "" {
+			return
+		}
+		if old, ok := seen[n.pmid]; ok && !old.dynamic {
+			msg = fmt.Sprintf("Error Parsing ASCII PMNS: Duplicate metric id (%s) in name space for metrics \"%s\" and \"%s\"\n\n", n.pmid, name, old.name)
+			return
+		}
+		seen[n.pmid] = first{name, n.dynamic}
+	})
+	if msg != "" {
+		return nil, &LoadError{Messages: msg, Reason: ReasonPMNS}
+	}
+	return ns, nil
+}

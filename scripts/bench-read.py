@@ -35,6 +35,8 @@ The commands (ARCH is the variant's archive):
   pmval    pmval -t 10sec -a ARCH disk.dev.read_bytes
   window   pmval -t 10sec -S @'Jan 1 05:00:00 2024' -T +10min -a ARCH disk.dev.read_bytes
   reverse  pmdumplog -r ARCH disk.dev.read_bytes
+  pminfo   pminfo -a ARCH -f
+  pmprobe  pmprobe -a ARCH -v
 
 Environment: BENCH_DIR (/tmp/pcpkit-bench), BENCH_GEN, GO (go). Both tools
 run with TZ=UTC LC_ALL=C PCP_DERIVED_CONFIG= (empty).
@@ -60,6 +62,8 @@ COMMANDS = {
     "pmval": ("pmval", ["-t", "10sec", "-a", "{a}", "disk.dev.read_bytes"]),
     "window": ("pmval", ["-t", "10sec", "-S", "@Jan 1 05:00:00 2024", "-T", "+10min", "-a", "{a}", "disk.dev.read_bytes"]),
     "reverse": ("pmdumplog", ["-r", "{a}", "disk.dev.read_bytes"]),
+    "pminfo": ("pminfo", ["-a", "{a}", "-f"]),
+    "pmprobe": ("pmprobe", ["-a", "{a}", "-v"]),
 }
 
 # variant -> (compress command for a file, suffix); None: plain

@@ -7,7 +7,9 @@
 #                                           ARCHIVE<TAB>SLUG<TAB>ARGS...
 #   scripts/make-goldens.sh --slug 'OPTS'   print the slug of an option string
 #
-# TOOL defaults to pmdumplog. For every archive under testdata/archives (every
+# TOOL defaults to pmdumplog (the others: pmlogsummary, pminfo, pmprobe;
+# pminfo and pmprobe take the archive with -a, so their modes say "-a {}").
+# For every archive under testdata/archives (every
 # file NAME.meta or NAME.meta.{xz,gz,...}, in subdirectories too, named
 # relative to testdata/archives) and every line of testdata/TOOL.modes that
 # applies to it (syntax at the top of that file; the Go side is

@@ -9,7 +9,6 @@ import (
 	"net"
 	"sort"
 	"strconv"
-	"syscall"
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/derive"
@@ -167,31 +166,6 @@ func (s *liveSource) fetch(pmid pmapi.PMID) (*pmapi.Result, error) {
 	return out, nil
 }
 
-// dialErrText is libpcp's text for a failure to connect to pmcd: a host
-// name that does not resolve is "No route to host" (libpcp's
-// -EHOSTUNREACH), a connection that timed out PM_ERR_TIMEOUT, a refused
-// or failed one the system error. A host specification the client does
-// not support (a proxy, connection attributes) is "Operation not
-// supported".
-func dialErrText(err error) string {
-	var dns *net.DNSError
-	if errors.As(err, &dns) {
-		return pmapi.ErrStr(-int32(syscall.EHOSTUNREACH))
-	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return pmapi.ErrTimeout.Error()
-	}
-	var ce *pmcd.ConnError
-	var he *pmcd.HandshakeError
-	var errno syscall.Errno
-	var code pmapi.Error
-	if !errors.As(err, &ce) && !errors.As(err, &he) && !errors.As(err, &errno) && !errors.As(err, &code) {
-		return archive.ErrText(syscall.ENOTSUP)
-	}
-	return archive.ErrText(err)
-}
-
 // fetchErrText is libpcp's text for a failed fetch: pmcd's own error, a
 // timeout, or, for a connection that broke (pmcd went away), an IPC
 // failure.
@@ -214,7 +188,7 @@ func (t *tool) openLive(spec *metricspec.Spec, source string) {
 	o := t.o
 	c, err := pmcd.Dial(source)
 	if err != nil {
-		t.fail("pmval: Cannot connect to PMCD on host \"%s\": %s\n", source, dialErrText(err))
+		t.fail("pmval: Cannot connect to PMCD on host \"%s\": %s\n", source, pmcd.DialErrorText(err))
 	}
 	t.live = &liveSource{c: c}
 	t.live.useDerived(t.processRegistry(), t.o.ns)

@@ -1,14 +1,12 @@
 package pmval
 
 import (
-	"net"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 	"unicode"
@@ -196,16 +194,6 @@ func TestFilterValue(t *testing.T) {
 		if err == nil && !reflect.DeepEqual(got, c.want) {
 			t.Errorf("filterValue(%q, %v) = %+v, want %+v", c.text, c.typ, got, c.want)
 		}
-	}
-}
-
-// TestDialErrText checks libpcp's texts for failures to connect.
-func TestDialErrText(t *testing.T) {
-	if got := dialErrText(&net.DNSError{Err: "no such host", Name: "x.invalid", IsNotFound: true}); got != "No route to host" {
-		t.Errorf("DNS failure: %q", got)
-	}
-	if got := dialErrText(&net.OpError{Op: "dial", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}); got != "Connection refused" {
-		t.Errorf("refused: %q", got)
 	}
 }
 

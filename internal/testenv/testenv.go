@@ -134,8 +134,15 @@ func RealTool(t testing.TB, name string) string {
 // RealEnv returns the environment the real tools run in: the test's own
 // environment with TZ=UTC, PCP_DERIVED_CONFIG= (empty), LC_ALL=C and
 // PATH=/usr/bin:/bin:$PATH, followed by extra ("KEY=value" entries, which
-// override).
+// override; a "KEY" without "=" takes KEY out, as with PCP_DERIVED_CONFIG
+// to have the system's derived metrics).
 func RealEnv(extra ...string) []string {
+	unset := map[string]bool{}
+	for _, kv := range extra {
+		if !strings.Contains(kv, "=") {
+			unset[kv] = true
+		}
+	}
 	set := map[string]string{
 		"TZ":                 "UTC",
 		"PCP_DERIVED_CONFIG": "",
@@ -159,9 +166,28 @@ func RealEnv(extra ...string) []string {
 		env = append(env, kv)
 	}
 	for _, k := range order {
-		env = append(env, k+"="+set[k])
+		if !unset[k] {
+			env = append(env, k+"="+set[k])
+		}
 	}
 	return env
+}
+
+// Setenv sets the environment of an in-process run of a pcpkit tool as
+// RealEnv sets the real tool's: TZ=UTC and PCP_DERIVED_CONFIG= (empty),
+// then env ("KEY=value" sets, "KEY" alone unsets), restored when the test
+// ends.
+func Setenv(t testing.TB, env ...string) {
+	t.Helper()
+	t.Setenv("TZ", "UTC")
+	t.Setenv("PCP_DERIVED_CONFIG", "")
+	for _, kv := range env {
+		k, v, ok := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+		if !ok {
+			os.Unsetenv(k)
+		}
+	}
 }
 
 // RunReal runs the real PCP tool name with args in the test's working
@@ -689,4 +715,65 @@ func BuildCommand(t testing.TB, name, dir string) string {
 		t.Fatalf("go build ./cmd/%s: %v\n%s", name, err, out)
 	}
 	return exe
+}
+
+// CheckGoldens runs pcpkit's tool (main, in-process, as RunMain runs it)
+// on every golden case of tool, in the archives directory, and compares
+// each run with the goldens, one subtest a case. It needs no PCP
+// installation.
+func CheckGoldens(t *testing.T, tool string, main Main) {
+	t.Helper()
+	dir := ArchivesDir(t)
+	cases := GoldenCases(t, tool)
+	if len(cases) == 0 {
+		t.Fatalf("no golden cases of %s found", tool)
+	}
+	for _, c := range cases {
+		t.Run(c.Name(), func(t *testing.T) {
+			g := ReadGolden(t, tool, c)
+			out, errs, rc := RunMain(t, main, dir, c.Args())
+			CompareRun(t, tool, strings.Join(c.Args(), " "), string(g.Stdout), string(g.Stderr), g.ExitCode, out, errs, rc)
+		})
+	}
+}
+
+// CheckGoldensMatchRealTool re-runs the real tool for every golden case of
+// tool: the committed goldens must be what PCP 6.0.3 prints today.
+func CheckGoldensMatchRealTool(t *testing.T, tool string) {
+	t.Helper()
+	RealTool(t, tool)
+	dir := ArchivesDir(t)
+	for _, c := range GoldenCases(t, tool) {
+		g := ReadGolden(t, tool, c)
+		out, errs, rc := RunRealIn(t, dir, tool, c.Args()...)
+		CompareRun(t, tool, "golden "+c.Name(), string(g.Stdout), string(g.Stderr), g.ExitCode, string(out), string(errs), rc)
+	}
+}
+
+// Main is a pcpkit tool's entry point (pmdumplog.Main, pminfo.Main, ...).
+type Main func(args []string, stdout, stderr io.Writer) int
+
+// RunMain runs a tool's main in-process in dir ("" for the test's own
+// directory), in the environment the real tools run in with env's changes
+// (Setenv), and returns its standard output, standard error and exit
+// status.
+func RunMain(t *testing.T, main Main, dir string, args []string, env ...string) (stdout, stderr string, rc int) {
+	t.Helper()
+	Setenv(t, env...)
+	if dir != "" {
+		t.Chdir(dir)
+	}
+	var out, errb bytes.Buffer
+	rc = main(args, &out, &errb)
+	return out.String(), errb.String(), rc
+}
+
+// CompareMain runs the real tool and pcpkit's (main) with args in dir,
+// in the same environment (RealEnv and Setenv with env), and reports any
+// difference (CompareRun).
+func CompareMain(t *testing.T, tool string, main Main, dir string, args []string, env ...string) {
+	t.Helper()
+	wout, werr, wrc := RunCommand(t, dir, RealEnv(env...), RealTool(t, tool), args...)
+	out, errs, rc := RunMain(t, main, dir, args, env...)
+	CompareRun(t, tool, tool+" "+strings.Join(args, " "), string(wout), string(werr), wrc, out, errs, rc)
 }

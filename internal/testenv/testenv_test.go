@@ -116,6 +116,30 @@ func TestRealEnv(t *testing.T) {
 	if got := RealEnv(); !contains(got, "TZ=UTC") {
 		t.Errorf("RealEnv() lacks TZ=UTC")
 	}
+	for _, kv := range RealEnv("PCP_DERIVED_CONFIG", "FOO") {
+		if k, _, _ := strings.Cut(kv, "="); k == "PCP_DERIVED_CONFIG" || k == "FOO" {
+			t.Errorf("RealEnv(\"PCP_DERIVED_CONFIG\", \"FOO\") has %q", kv)
+		}
+	}
+}
+
+func TestSetenv(t *testing.T) {
+	t.Setenv("PCP_DERIVED_CONFIG", "/some/file")
+	t.Setenv("BAR", "x")
+	t.Run("inner", func(t *testing.T) {
+		Setenv(t, "FOO=bar", "BAR")
+		for k, want := range map[string]string{"TZ": "UTC", "PCP_DERIVED_CONFIG": "", "FOO": "bar"} {
+			if v, ok := os.LookupEnv(k); !ok || v != want {
+				t.Errorf("%s = %q (set %v), want %q", k, v, ok, want)
+			}
+		}
+		if v, ok := os.LookupEnv("BAR"); ok {
+			t.Errorf("BAR = %q, want it unset", v)
+		}
+	})
+	if v := os.Getenv("BAR"); v != "x" {
+		t.Errorf("BAR = %q after the test, want it restored", v)
+	}
 }
 
 func contains(list []string, s string) bool {
@@ -505,53 +529,71 @@ func TestScriptSlugAgrees(t *testing.T) {
 	}
 }
 
+// goldenTools are the tools with goldens: one testdata/TOOL.modes each.
+func goldenTools(t *testing.T) []string {
+	files, _ := filepath.Glob(filepath.Join(RepoRoot(t), "testdata", "*.modes"))
+	var tools []string
+	for _, f := range files {
+		tools = append(tools, strings.TrimSuffix(filepath.Base(f), ".modes"))
+	}
+	if len(tools) == 0 {
+		t.Fatal("no testdata/*.modes")
+	}
+	return tools
+}
+
 // TestScriptCasesAgree checks that make-goldens.sh --list and GoldenCases
-// agree on the archives, modes and slugs.
+// agree on the archives, modes and slugs, for every tool with goldens.
 func TestScriptCasesAgree(t *testing.T) {
 	sh := script(t)
-	out, err := exec.Command("bash", sh, "--list", "pmdumplog").Output()
-	if err != nil {
-		t.Fatalf("make-goldens.sh --list: %v", err)
-	}
-	var want []string
-	for _, c := range GoldenCases(t, "pmdumplog") {
-		want = append(want, c.Archive+"\t"+c.Slug()+"\t"+strings.Join(c.Mode.Args, " "))
-	}
-	got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("make-goldens.sh --list:\n%s\nGoldenCases:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	for _, tool := range goldenTools(t) {
+		out, err := exec.Command("bash", sh, "--list", tool).Output()
+		if err != nil {
+			t.Fatalf("make-goldens.sh --list %s: %v", tool, err)
+		}
+		var want []string
+		for _, c := range GoldenCases(t, tool) {
+			want = append(want, c.Archive+"\t"+c.Slug()+"\t"+strings.Join(c.Mode.Args, " "))
+		}
+		got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("make-goldens.sh --list %s:\n%s\nGoldenCases:\n%s", tool, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
 	}
 }
 
-// TestGoldensComplete checks that every case has its three golden files and
-// that no golden file is left over from a case that is gone.
+// TestGoldensComplete checks that every case of every tool has its three
+// golden files and that no golden file is left over from a case that is
+// gone.
 func TestGoldensComplete(t *testing.T) {
-	cases := GoldenCases(t, "pmdumplog")
-	if len(cases) == 0 {
-		t.Fatal("no golden cases")
-	}
-	want := map[string]bool{}
-	for _, c := range cases {
-		g := ReadGolden(t, "pmdumplog", c)
-		if g.ExitCode < 0 || g.ExitCode > 255 {
-			t.Errorf("%s: exit code %d", c.Name(), g.ExitCode)
+	for _, tool := range goldenTools(t) {
+		cases := GoldenCases(t, tool)
+		if len(cases) == 0 {
+			t.Fatalf("no golden cases of %s", tool)
 		}
-		stem := GoldenPath(t, "pmdumplog", c)
-		for _, ext := range []string{".out", ".err", ".rc"} {
-			want[stem+ext] = true
+		want := map[string]bool{}
+		for _, c := range cases {
+			g := ReadGolden(t, tool, c)
+			if g.ExitCode < 0 || g.ExitCode > 255 {
+				t.Errorf("%s %s: exit code %d", tool, c.Name(), g.ExitCode)
+			}
+			stem := GoldenPath(t, tool, c)
+			for _, ext := range []string{".out", ".err", ".rc"} {
+				want[stem+ext] = true
+			}
 		}
-	}
-	dir := filepath.Join(RepoRoot(t), "testdata", "golden", "pmdumplog")
-	var extra []string
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && !want[p] && p != filepath.Join(dir, "README.md") {
-			extra = append(extra, p)
+		dir := filepath.Join(RepoRoot(t), "testdata", "golden", tool)
+		var extra []string
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && !want[p] && p != filepath.Join(dir, "README.md") {
+				extra = append(extra, p)
+			}
+			return nil
+		})
+		sort.Strings(extra)
+		if len(extra) > 0 {
+			t.Errorf("%s golden files without a case (run make goldens): %q", tool, extra)
 		}
-		return nil
-	})
-	sort.Strings(extra)
-	if len(extra) > 0 {
-		t.Errorf("golden files without a case (run make goldens): %q", extra)
 	}
 }
 

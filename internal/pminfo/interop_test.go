@@ -1,0 +1,240 @@
+package pminfo
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pcpkit/pcpkit/internal/testenv"
+)
+
+// TestInteropAdhoc compares the command line in $PMINFO_ARGS (run in
+// $PMINFO_DIR), for investigating.
+func TestInteropAdhoc(t *testing.T) {
+	args := os.Getenv("PMINFO_ARGS")
+	if args == "" {
+		t.Skip("set PMINFO_ARGS")
+	}
+	compareReal(t, os.Getenv("PMINFO_DIR"), strings.Fields(args))
+}
+
+// interopModes are the option sets run against every shared archive.
+var interopModes = []string{
+	"", "-f", "-dmM", "-tT", "-l", "-s", "-x", "-v", "-F", "-I", "-dfmtTlsx",
+}
+
+// sharedDivergences are the shared archives on which pcpkit's reading of
+// the archive itself (package archive or replay, not pminfo) differs from
+// PCP 6.0.3's, with the reason; pmdumplog differs on them too. The modes
+// listed are skipped (all of them when none is listed).
+var sharedDivergences = map[string]struct {
+	modes []string
+	why   string
+}{
+	"amdgpu-0":      {nil, "a label set with a negative label count: pcpkit refuses the .meta (archive)"},
+	"amdgpu-1":      {nil, "a label set with a negative label count: pcpkit refuses the .meta (archive)"},
+	"pcp-nfsiostat": {nil, "a label set with a negative label count: pcpkit refuses the .meta (archive)"},
+	"pcp-rocestat":  {nil, "a label set with a negative label count: pcpkit refuses the .meta (archive)"},
+	"vldb-disks":    {nil, "metric names padded with NULs: libpcp's names end at the first NUL (archive)"},
+	"nvidiagpu-0":   {[]string{"-l", "-s", "-dfmtTlsx"}, "instance label sets sharing a timestamp (archive metadata)"},
+	"badlen-4":      {nil, "libpcp says Empty archive log file, pcpkit Illegal label record (archive)"},
+	"badlen-11":     {[]string{"-f", "-x", "-v", "-F", "-dfmtTlsx", "-l"}, "a damaged first record: libpcp's fetch from time 0 ends the archive (replay)"},
+	"badmeta-4":     {nil, "libpcp refuses the damaged .meta, pcpkit reads it (archive)"},
+	"badmeta-6":     {nil, "pcpkit refuses the damaged .meta, libpcp reads it (archive)"},
+	"badmeta-7":     {nil, "pcpkit refuses the damaged .meta, libpcp reads it (archive)"},
+	"badti-2":       {[]string{"-f", "-x", "-v", "-F", "-l", "-dfmtTlsx"}, "a damaged temporal index: libpcp positions a fetch from time 0 through it (replay)"},
+}
+
+// sharedArchives lists the archives of the shared sets, with the
+// multi-archive directories and two comma lists.
+func sharedArchives(t *testing.T, set string) []string {
+	dir := testenv.SharedDir(t, set)
+	archives := testenv.Archives(t, dir)
+	if set == "pcp-qa-archives" {
+		archives = append(archives, "multi", "multi_v3", "multi-xz", "arch_a,arch_b", "ok-mv-foo,ok-foo")
+	}
+	return archives
+}
+
+// skipped reports whether a (archive, mode) pair is a known divergence
+// (logged once per archive in logged).
+func skipped(t *testing.T, logged map[string]bool, archive, mode string) bool {
+	d, ok := sharedDivergences[archive]
+	if !ok {
+		return false
+	}
+	if d.modes != nil {
+		found := false
+		for _, m := range d.modes {
+			found = found || m == mode
+		}
+		if !found {
+			return false
+		}
+	}
+	if !logged[archive] {
+		logged[archive] = true
+		t.Logf("skipping %s %v: %s", archive, d.modes, d.why)
+	}
+	return true
+}
+
+// TestInteropShared runs the real pminfo and pcpkit's side by side on
+// every archive in ../shared (damaged ones included, multi-archive
+// directories and lists too) in every interop mode.
+func TestInteropShared(t *testing.T) {
+	testenv.RealTool(t, "pminfo")
+	n := 0
+	logged := map[string]bool{}
+	for _, set := range []string{"pcp-qa-archives", "pcp-made-archives", "pcp-qa-badarchives"} {
+		dir := testenv.SharedDir(t, set)
+		for _, a := range sharedArchives(t, set) {
+			ref := a
+			if a == "synth/ok-foo-zst" {
+				// PCP 6.0.3 cannot read zstd (pcpkit can): the same
+				// data gzipped is the reference
+				ref = "synth/ok-foo-gz"
+			}
+			for _, m := range interopModes {
+				if skipped(t, logged, a, m) {
+					continue
+				}
+				args := append([]string{"-a", a}, strings.Fields(m)...)
+				t.Run(set+"/"+a+"/"+m, func(t *testing.T) {
+					refArgs := append([]string{"-a", ref}, strings.Fields(m)...)
+					wout, werr, wrc := testenv.RunCommand(t, dir, testenv.RealEnv(), testenv.RealTool(t, "pminfo"), refArgs...)
+					wout = []byte(strings.ReplaceAll(string(wout), ref, a))
+					werr = []byte(strings.ReplaceAll(string(werr), ref, a))
+					out, errs, rc := run(t, dir, args)
+					testenv.CompareRun(t, "pminfo", "pminfo "+strings.Join(args, " "), string(wout), string(werr), wrc, out, errs, rc)
+				})
+				n++
+			}
+		}
+	}
+	t.Logf("%d command lines compared", n)
+}
+
+// TestInteropCommandLine covers option handling, operands and failures
+// against the real pminfo.
+func TestInteropCommandLine(t *testing.T) {
+	testenv.RealTool(t, "pminfo")
+	dir := testenv.SharedDir(t, "pcp-made-archives")
+	dup := filepath.Join(t.TempDir(), "dup.pmns")
+	if err := os.WriteFile(dup, []byte("root {\n foo\n other 245:0:2\n}\nfoo {\n bar 245:0:1\n baz 245:0:1\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"-V"}, {"--version"}, {"-?"}, {"--bogus"}, {"-y"}, {"-b"}, {"--d"}, {"--ver"}, {"--he"},
+		{"-a", "synth3", "-b", "x"}, {"-a", "synth3", "-b", "0", "-f"}, {"-a", "synth3", "-b", "3x"},
+		{"-a", "synth3", "-V", "-b", "x"}, {"-a", "synth3", "-h", "localhost"}, {"-h", "localhost", "-a", "synth3"},
+		{"-a", "synth3", "-a", "synth3"}, {"-a", "synth3,synth3", "-m"}, {"-a", "nosuch"}, {"-a", "bad/trunc3", "-f"},
+		{"-a", "synth3", "-z", "-Z", "UTC"}, {"-a", "synth3", "-Z", "UTC", "-z"}, {"-z"}, {"-O", "+1", "-h", "localhost"},
+		{"-a", "synth3", "-O", "@bogus"}, {"-a", "synth3", "-O", "+3", "-f"}, {"-a", "synth3", "-O", "-2", "-x"},
+		{"-a", "synth3", "-K", "foo"}, {"-a", "synth3", "-K", "clear", "-K", "del,60"}, {"-a", "synth3", "-K", "del,60"},
+		{"-a", "synth3", "-K", "del,2"}, {"-a", "synth3", "-K", "add,60"}, {"-a", "synth3", "-K", "add,60,/x"},
+		{"-a", "synth3", "-K", "add,60,/x,init"}, {"-a", "synth3", "-K", "del,,"}, {"-a", "synth3", "-K", "clear,x"},
+		{"-a", "synth3", "-K", "add,999,/x,y"}, {"-a", "synth3", "-K", "del"},
+		{"-a", "synth3", "-D", "pdu,fetch"}, {"-a", "synth3", "-D", "nonsense"}, {"-a", "synth3", "--container=x", "-f"},
+		{"-a", "synth3", "-n", "/nonexistent"}, {"-a", "synth3", "-N", dup}, {"-a", "synth3", "-n", dup, "-m"},
+		{"-n", dup, "-m"}, {"-n", dup}, {"-n", dup, "-M", "foo"},
+		{"-a", "synth3", "-c", "/nonexistent", "-m"}, {"-a", "synth3", "-C"}, {"-a", "synth3", ""},
+		{"-a", "synth3", "synth", "nosuch", "245.0.1", "245.1", "1.2.3", "2", "245.0", "245.0.1.9", "245x"},
+		{"-a", "synth3", "-tTlI", "245.1", "60.1", "0.0", "4294967295.1"},
+		{"-a", "synth3", "-m", " 245.0.1", "245.-0.1", "+245.0.1"},
+		{"-a", "synth3", "-s", "synth.multi"}, {"-a", "synth3", "-F", "synth.multi"}, {"-a", "synth3", "-x", "synth"},
+		{"-a", "synth3", "-v", "-dfmtTl"}, {"-a", "synth3", "--", "-f"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) { compareReal(t, dir, args) })
+	}
+	// the PCP_* variables that stand for options
+	for _, tc := range []struct {
+		env  string
+		args []string
+	}{
+		{"PCP_ARCHIVE=synth3", []string{"-f", "synth.ctr32"}},
+		{"PCP_ARCHIVE=synth3", []string{"-a", "synth2", "-m"}},
+		{"PCP_HOSTZONE=1", []string{"-a", "synth3", "-m"}},
+		{"PCP_TIMEZONE=EST5EDT", []string{"-a", "synth3", "-m"}},
+		{"PCP_ORIGIN=+3", []string{"-a", "synth3", "-f", "synth.ctr32"}},
+		{"PCP_NAMESPACE=/nonexistent", []string{"-a", "synth3"}},
+		{"PCP_HOST=localhost", []string{"-a", "synth3"}},
+	} {
+		t.Run(tc.env+" "+strings.Join(tc.args, " "), func(t *testing.T) { compareReal(t, dir, tc.args, tc.env) })
+	}
+}
+
+// derivedConfigs are derived metric configurations for the archives of
+// ../shared/pcp-made-archives and pcp-qa-archives: good ones, semantic
+// and syntax errors, names the archive has, names below a namespace node
+// and new subtrees, help text.
+var derivedConfigs = map[string]string{
+	"synth.conf": `synth.sum = synth.ctr32 + synth.disc
+my.bad = synth.nosuch * 2
+my.rate = rate(synth.ctr32)
+my.rate(oneline) = the rate of synth.ctr32
+my.half = synth.inst / 2
+my.half(helptext) = 'half of synth.inst'
+synth.ctr32 = synth.disc
+a.x.p = synth.disc
+a.y.q = synth.multi * 2
+a.x.r = count(synth.multi)
+synth.new.a = synth.disc
+synth.zz = synth.disc
+b = synth.str
+syntax.error = 3 *
+`,
+	"sample.conf": `sample.twice = 2 * sample.colour
+sample.colour.total = sum(sample.colour)
+sample.err = sample.colour + sample.seconds
+my.seconds = rate(sample.seconds)
+my.seconds(oneline) = seconds per second
+`,
+}
+
+// TestInteropDerived runs both tools with derived metrics: from -c FILE,
+// from $PCP_DERIVED_CONFIG, and with $PCP_DERIVED_CONFIG unset (the
+// system's, $PCP_VAR_DIR/config/derived).
+func TestInteropDerived(t *testing.T) {
+	testenv.RealTool(t, "pminfo")
+	tmp := t.TempDir()
+	for name, text := range derivedConfigs {
+		if err := os.WriteFile(filepath.Join(tmp, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	made := testenv.SharedDir(t, "pcp-made-archives")
+	qa := testenv.SharedDir(t, "pcp-qa-archives")
+	archives := []string{
+		filepath.Join(made, "synth3"), filepath.Join(made, "synth2"), filepath.Join(made, "derived3"),
+		filepath.Join(made, "sample3"), filepath.Join(qa, "sample_expr"), filepath.Join(qa, "derive"),
+		filepath.Join(qa, "log-derived"), filepath.Join(qa, "ok-foo"), filepath.Join(qa, "multi"),
+	}
+	configs := []string{filepath.Join(tmp, "synth.conf"), filepath.Join(tmp, "sample.conf"), filepath.Join(made, "derived.conf")}
+	for _, a := range archives {
+		for _, mode := range []string{"", "-dmtT", "-f", "-lsv", "-x"} {
+			for _, cf := range configs {
+				args := append([]string{"-a", a}, strings.Fields(mode)...)
+				t.Run(filepath.Base(a)+"/"+mode+"/env "+filepath.Base(cf), func(t *testing.T) {
+					compareReal(t, "", args, "PCP_DERIVED_CONFIG="+cf)
+				})
+				cargs := append([]string{"-c", cf}, args...)
+				t.Run(filepath.Base(a)+"/"+mode+"/-c "+filepath.Base(cf), func(t *testing.T) {
+					compareReal(t, "", cargs)
+				})
+			}
+			t.Run(filepath.Base(a)+"/"+mode+"/system", func(t *testing.T) {
+				compareReal(t, "", modeArgs(a, mode), "PCP_DERIVED_CONFIG")
+			})
+		}
+		t.Run(filepath.Base(a)+"/names", func(t *testing.T) {
+			compareReal(t, "", []string{"-c", configs[0], "-a", a, "-m", "a", "synth", "b", "my", "event", "syntax", "sample"})
+		})
+	}
+}
+
+// modeArgs is "-a archive" and the mode's options.
+func modeArgs(archive, mode string) []string {
+	return append([]string{"-a", archive}, strings.Fields(mode)...)
+}

@@ -1,0 +1,59 @@
+package pmprobe
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/pcpkit/pcpkit/internal/testenv"
+)
+
+// TestInteropLive runs the real pmprobe and pcpkit's against the local
+// pmcd: byte for byte where the two runs cannot differ, the counts and
+// values masked where they can (every metric, changing ones).
+func TestInteropLive(t *testing.T) {
+	if _, errs, rc := testenv.RunCommand(t, "", testenv.RealEnv(), testenv.RealTool(t, "pmprobe"), "pmcd.version"); rc != 0 || len(errs) > 0 {
+		if testenv.Interop() {
+			t.Fatalf("PCP_INTEROP=1 but the local pmcd does not answer: %s", errs)
+		}
+		t.Skip("the local pmcd does not answer: skipping")
+	}
+	stable := []string{"kernel.all.load", "kernel.percpu.cpu.user", "hinv", "disk.dev.read", "network.interface.in.bytes", "filesys.capacity"}
+	constant := []string{"hinv.ncpu", "hinv.physmem", "hinv.pagesize", "kernel.uname", "pmcd.version", "pmcd.numagents"}
+	for _, args := range [][]string{
+		append([]string{"-i"}, stable...), append([]string{"-I"}, stable...), append([]string{"-i", "-I"}, stable...),
+		append([]string{"-f", "-i", "-I"}, stable...), append([]string{"-v"}, constant...),
+		append([]string{"-b", "2", "-v"}, constant...), append([]string{"-b", "1", "-i"}, stable...),
+		{"-F", "hinv.ncpu", "nosuch", "hinv"}, {"nosuch", "hinv.ncpu", "nosuch.too"}, {"-h", "localhost", "-v", "hinv.ncpu"},
+		{"-h", "local:", "-I", "kernel.all.load"}, {"-h", "unix:", "hinv"}, {"-h", "nosuch.invalid"}, {"-h", "localhost:1"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) { testenv.CompareMain(t, "pmprobe", Main, "", args) })
+	}
+	// every metric, and changing values: the numbers after the names
+	// masked (a metric's count of values may change: processes)
+	masked := regexp.MustCompile(`(?m)^(\S+) .*$`)
+	for _, args := range [][]string{{}, {"-v", "kernel.all", "mem.util"}} {
+		t.Run(strings.Join(args, " ")+" (masked)", func(t *testing.T) {
+			wout, werr, wrc := testenv.RunCommand(t, "", testenv.RealEnv(), testenv.RealTool(t, "pmprobe"), args...)
+			out, errs, rc := testenv.RunMain(t, Main, "", args)
+			testenv.CompareRun(t, "pmprobe", "pmprobe "+strings.Join(args, " ")+" (masked)",
+				masked.ReplaceAllString(string(wout), "$1 N"), string(werr), wrc, masked.ReplaceAllString(out, "$1 N"), errs, rc)
+		})
+	}
+	// derived metrics
+	conf := filepath.Join(t.TempDir(), "live.conf")
+	if err := os.WriteFile(conf, []byte("my.ncpu2 = hinv.ncpu * 2\nmy.bad = hinv.ncpu + kernel.all.cpu.user\nmy.missing = no.such\nhinv.ncpu = hinv.ndisk\na.b = hinv.pagesize\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"-v", "my", "a", "hinv.ncpu"}, {"-i", "-I", "my", "a"}, {"-f", "-I", "my"}} {
+		t.Run("--derived "+strings.Join(args, " "), func(t *testing.T) {
+			testenv.CompareMain(t, "pmprobe", Main, "", append([]string{"--derived=" + conf}, args...))
+		})
+		t.Run("env "+strings.Join(args, " "), func(t *testing.T) { testenv.CompareMain(t, "pmprobe", Main, "", args, "PCP_DERIVED_CONFIG="+conf) })
+	}
+	t.Run("system derived", func(t *testing.T) {
+		testenv.CompareMain(t, "pmprobe", Main, "", []string{"-i", "kernel.cpu.util", "disk.dev.await"}, "PCP_DERIVED_CONFIG")
+	})
+}
