@@ -541,6 +541,7 @@ func FuzzRecord(f *testing.F) {
 		}
 		err := r.decode("x.0", raw, version, 0, 132, 2)
 		lazyScan(t, raw, version, cuts, &r, err)
+		layoutScan(t, raw, version, cuts)
 		if err != nil {
 			checkErr(t, err, false)
 			if !errors.Is(err, pmapi.ErrLogRec) {
@@ -636,6 +637,76 @@ func lazyScan(t *testing.T, raw []byte, version int, cuts uint64, idx *Record, f
 			}
 		}
 	}
+}
+
+// layoutScan scans raw with NextSetIn and a Layout, after a scan of a
+// copy of raw with one byte changed (chosen by cuts) has filled it,
+// passing over the value sets whose bit k%64 of cuts is set (in both). It
+// requires what NextSet finds in raw: each value set NextSetIn gives is
+// the one at its position, those it moves over are ones passed over in
+// the copy, and the scan ends as NextSet's does (the same error, if any).
+func layoutScan(t *testing.T, raw []byte, version int, cuts uint64) {
+	t.Helper()
+	// NextSet's scan: the value sets and how it ends
+	var r Record
+	var sets []VSet
+	var end error
+	if err := r.View(raw, version); err != nil {
+		return
+	}
+	for pos := (SetPos{}); ; {
+		vs, err := r.NextSet(&pos)
+		if err != nil {
+			end = err
+			break
+		}
+		sets = append(sets, vs)
+	}
+	var lay Layout
+	scan := func(raw []byte, check bool) {
+		var r Record
+		if r.View(raw, version) != nil {
+			return
+		}
+		var pos SetPos
+		for {
+			from := pos.Index()
+			vs, err := r.NextSetIn(&pos, &lay)
+			if check {
+				at := pos.Index() // where NextSetIn stopped moving fast
+				if err == nil {
+					at--
+				}
+				if at < from || at > len(sets) {
+					t.Fatalf("NextSetIn moved from %d to %d of %d value sets", from, at, len(sets))
+				}
+				for k := from; k < at; k++ {
+					if cuts>>(k%64)&1 == 0 {
+						t.Fatalf("NextSetIn moved over value set %d, not passed over", k)
+					}
+				}
+				switch {
+				case err == nil && (at >= len(sets) || vs != sets[at]):
+					t.Fatalf("NextSetIn gave %+v at %d; NextSet found %d value sets", vs, at, len(sets))
+				case err != nil && (at != len(sets) || err.Error() != end.Error()):
+					t.Fatalf("NextSetIn ended at %d with %v; NextSet at %d with %v", at, err, len(sets), end)
+				}
+			}
+			if err != nil {
+				return
+			}
+			if k := pos.Index() - 1; cuts>>(k%64)&1 != 0 {
+				lay.Pass(pos)
+			}
+		}
+	}
+	if len(raw) > 0 {
+		prev := append([]byte(nil), raw...)
+		prev[int(cuts%uint64(len(prev)))] ^= byte(cuts >> 56)
+		scan(prev, false)
+	}
+	scan(raw, true)
+	scan(raw, true) // with raw's own layout
 }
 
 // readVSet reads every value of vs, whose blocks are checked.

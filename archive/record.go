@@ -3,6 +3,7 @@ package archive
 import (
 	"encoding/binary"
 	"io"
+	"unsafe"
 
 	"github.com/pcpkit/pcpkit/pmapi"
 )
@@ -171,6 +172,83 @@ func (r *Record) NextSet(pos *SetPos) (VSet, error) {
 	}
 	pos.k, pos.p = k+1, int32(p)
 	return vs, nil
+}
+
+// Layout speeds up scans of records of one shape (an archive's records
+// mostly are): it remembers, by position, the value sets NextSetIn read
+// (their PMID, count and size) and which of them the caller passed over
+// (Pass), so that NextSetIn moves over those in the next record without
+// decoding them when they are the same there. The zero Layout is empty.
+type Layout struct {
+	sets []layoutSet
+}
+
+// layoutSet is a value set as the last record scanned had it at its
+// position.
+type layoutSet struct {
+	x    uint64 // its first 8 bytes: PMID and count
+	sz   int32  // its size in bytes
+	pass bool   // the caller passed over it
+}
+
+// Reset forgets everything (for when what the caller passes over has
+// changed).
+func (l *Layout) Reset() { clear(l.sets) }
+
+// Pass notes that the caller passes over the value set before pos, the
+// one NextSetIn read last.
+func (l *Layout) Pass(pos SetPos) {
+	if k := int(pos.k) - 1; k >= 0 && k < len(l.sets) {
+		l.sets[k].pass = true
+	}
+}
+
+// NextSetIn is NextSet helped by lay: it moves over the value sets from
+// *pos on that are as lay has them at their positions (the same PMID and
+// count) and passed over, checking them as NextSet does, then reads the
+// next as NextSet does and notes it in lay.
+func (r *Record) NextSetIn(pos *SetPos, lay *Layout) (VSet, error) {
+	n := int(r.numpmid)
+	if len(lay.sets) < n {
+		lay.sets = append(lay.sets, make([]layoutSet, n-len(lay.sets))...)
+	}
+	k := int(pos.k)
+	if k < n {
+		p := int(pos.p)
+		if p == 0 {
+			p = r.hdr()
+		}
+		// Each next offset is known from lay before the count is loaded,
+		// so the loads do not wait for each other.
+		end := uint(len(r.raw) - 4)
+		base := unsafe.Pointer(unsafe.SliceData(r.raw))
+		sets := lay.sets[:n]
+		for ; k < len(sets); k++ {
+			e := &sets[k]
+			if !e.pass || e.sz < 8 || uint(p)+uint(e.sz) > end {
+				break
+			}
+			// raw[p:p+8] (and raw[p+8:p+12] if sz > 8), inside the
+			// record as just checked
+			if binary.BigEndian.Uint64((*[8]byte)(unsafe.Add(base, p))[:]) != e.x {
+				break
+			}
+			if e.sz > 8 && binary.BigEndian.Uint32((*[4]byte)(unsafe.Add(base, p+8))[:]) > pmapi.ValFmtSptr {
+				break
+			}
+			p += int(e.sz)
+		}
+		pos.k, pos.p = int32(k), int32(p)
+	}
+	start := pos.p
+	vs, err := r.NextSet(pos)
+	if err == nil {
+		if start == 0 {
+			start = int32(r.hdr())
+		}
+		lay.sets[k] = layoutSet{x: uint64(vs.PMID)<<32 | uint64(uint32(vs.NumVal)), sz: pos.p - start}
+	}
+	return vs, err
 }
 
 // CheckVSet checks the value blocks of vs, a value set of r: each must

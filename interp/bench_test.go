@@ -52,7 +52,7 @@ func BenchmarkScan(b *testing.B) {
 		}
 		h := &r.hits[0]
 		var v pmapi.Value
-		for j := 0; j < int(h.vs.numval); j++ {
+		for j := 0; j < int(h.vs.NumVal); j++ {
 			r.value(&h.vs, j, &v)
 			sum += int64(v.Inst) + int64(len(v.Block))
 		}
