@@ -118,21 +118,17 @@ func (r *Record) View(raw []byte, version int) error {
 // Index reads and checks every value set of a record View made, and
 // their value blocks, for the indexed accessors.
 func (r *Record) Index() error {
-	r.vsets = r.vsets[:0]
-	var pos SetPos
-	for {
-		vs, err := r.NextSet(&pos)
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if err := r.CheckVSet(&vs); err != nil {
-			return err
-		}
-		r.vsets = append(r.vsets, vs)
+	n := int(r.numpmid)
+	if cap(r.vsets) < n {
+		r.vsets = make([]VSet, n)
 	}
+	r.vsets = r.vsets[:n]
+	var pos SetPos
+	if _, err := r.scan(&pos, r.numpmid, r.vsets); err != nil && err != io.EOF {
+		r.vsets = r.vsets[:0]
+		return err
+	}
+	return nil
 }
 
 // NextSet reads the value set at *pos and moves *pos past it. It returns
@@ -141,36 +137,59 @@ func (r *Record) Index() error {
 // an unknown value format (leaving *pos on it). The value set's blocks are
 // not checked (CheckVSet does).
 func (r *Record) NextSet(pos *SetPos) (VSet, error) {
+	return r.scan(pos, pos.k+1, nil)
+}
+
+// scan reads the value sets from *pos on, as NextSet does, until *pos is
+// at stop or the end; it returns the last one read (io.EOF if none). With
+// index, it checks their value blocks too (as CheckVSet does), and stores
+// value set k in index[k].
+func (r *Record) scan(pos *SetPos, stop int32, index []VSet) (VSet, error) {
 	k := pos.k
 	if k >= r.numpmid {
 		return VSet{}, io.EOF
 	}
+	stop = min(stop, r.numpmid)
 	raw := r.raw
 	end := len(raw) - 4 // the trailer
 	p := int(pos.p)
 	if p == 0 {
 		p = r.hdr()
 	}
-	if p+8 > end {
-		return VSet{}, r.fault("value set %d runs past the end of the record", k)
-	}
-	x := binary.BigEndian.Uint64(raw[p:])
-	vs := VSet{PMID: pmapi.PMID(x >> 32), NumVal: int32(uint32(x))}
-	p += 8
-	if vs.NumVal > 0 {
-		if p+4 > end || int64(vs.NumVal)*8 > int64(end-p-4) {
-			return VSet{}, r.fault("numval %d for PMID %s does not fit in the record", vs.NumVal, vs.PMID)
+	var vs VSet
+	for ; k < stop; k++ {
+		if p+8 > end {
+			pos.k, pos.p = k, int32(p)
+			return VSet{}, r.fault("value set %d runs past the end of the record", k)
 		}
-		vs.ValFmt = int32(binary.BigEndian.Uint32(raw[p:]))
-		// ValFmtInsitu, ValFmtDptr or ValFmtSptr (0, 1, 2)
-		if uint32(vs.ValFmt) > pmapi.ValFmtSptr {
-			return VSet{}, r.fault("bad valfmt %d for PMID %s", vs.ValFmt, vs.PMID)
+		x := binary.BigEndian.Uint64(raw[p:])
+		vs = VSet{PMID: pmapi.PMID(x >> 32), NumVal: int32(uint32(x))}
+		if vs.NumVal > 0 {
+			if p+12 > end || int64(vs.NumVal)*8 > int64(end-p-12) {
+				pos.k, pos.p = k, int32(p)
+				return VSet{}, r.fault("numval %d for PMID %s does not fit in the record", vs.NumVal, vs.PMID)
+			}
+			vs.ValFmt = int32(binary.BigEndian.Uint32(raw[p+8:]))
+			// ValFmtInsitu, ValFmtDptr or ValFmtSptr (0, 1, 2)
+			if uint32(vs.ValFmt) > pmapi.ValFmtSptr {
+				pos.k, pos.p = k, int32(p)
+				return VSet{}, r.fault("bad valfmt %d for PMID %s", vs.ValFmt, vs.PMID)
+			}
+			vs.off = int32(p + 12)
+			p += 12 + 8*int(vs.NumVal)
+		} else {
+			p += 8
 		}
-		p += 4
-		vs.off = int32(p)
-		p += 8 * int(vs.NumVal)
+		if index != nil {
+			if vs.ValFmt != pmapi.ValFmtInsitu {
+				if err := r.CheckVSet(&vs); err != nil {
+					return VSet{}, err
+				}
+			}
+			index[k] = vs
+		}
 	}
-	pos.k, pos.p = k+1, int32(p)
+	pos.k, pos.p = k, int32(p)
 	return vs, nil
 }
 
@@ -261,9 +280,8 @@ func (r *Record) CheckVSet(vs *VSet) error {
 	}
 	raw := r.raw
 	hdr, end := int64(r.hdr()), int64(len(raw)-4)
-	pairs := raw[vs.off : int(vs.off)+8*int(vs.NumVal)]
-	for ; len(pairs) >= 8; pairs = pairs[8:] {
-		w := binary.BigEndian.Uint32(pairs[4:])
+	for p := int(vs.off); p < int(vs.off)+8*int(vs.NumVal); p += 8 {
+		w := binary.BigEndian.Uint32(raw[p+4:])
 		bp := dptrPos(w)
 		if bp < hdr || bp+4 > end {
 			return r.fault("value block offset %d for PMID %s lies outside the record", w, vs.PMID)
