@@ -280,8 +280,8 @@ func (r *Record) CheckVSet(vs *VSet) error {
 	}
 	raw := r.raw
 	hdr, end := int64(r.hdr()), int64(len(raw)-4)
-	for p := int(vs.off); p < int(vs.off)+8*int(vs.NumVal); p += 8 {
-		w := binary.BigEndian.Uint32(raw[p+4:])
+	for pairs := raw[vs.off : int(vs.off)+8*int(vs.NumVal)]; len(pairs) >= 8; pairs = pairs[8:] {
+		w := binary.BigEndian.Uint32(pairs[4:])
 		bp := dptrPos(w)
 		if bp < hdr || bp+4 > end {
 			return r.fault("value block offset %d for PMID %s lies outside the record", w, vs.PMID)
