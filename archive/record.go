@@ -304,20 +304,16 @@ func (r *Record) VSetInst(vs *VSet, j int) int32 {
 }
 
 // VSetValue is value j of value set vs of r, whose blocks CheckVSet has
-// checked. A block aliases the record.
+// checked. A block aliases the record. (It is small enough to be inlined,
+// so that the value stays in registers.)
 func (r *Record) VSetValue(vs *VSet, j int) pmapi.Value {
-	p := int(vs.off) + 8*j
-	x := binary.BigEndian.Uint64(r.raw[p:])
-	v := pmapi.Value{Inst: int32(x >> 32)}
+	x := binary.BigEndian.Uint64(r.raw[int(vs.off)+8*j:])
 	if vs.ValFmt == pmapi.ValFmtInsitu {
-		v.Insitu = int32(uint32(x))
-		return v
+		return pmapi.Value{Inst: int32(x >> 32), Insitu: int32(x)}
 	}
-	bp := dptrPos(uint32(x))
-	h := binary.BigEndian.Uint32(r.raw[bp:])
-	v.BlockType = pmapi.Type(h >> 24)
-	v.Block = r.raw[bp+4 : bp+int64(h&0xffffff)]
-	return v
+	b := r.raw[dptrPos(uint32(x)):]
+	h := binary.BigEndian.Uint32(b)
+	return pmapi.Value{Inst: int32(x >> 32), BlockType: pmapi.Type(h >> 24), Block: b[4 : h&0xffffff]}
 }
 
 // VSetBlockLen is the payload length of value j of value set vs of r (0
@@ -351,6 +347,10 @@ func (r *Record) Raw() []byte { return r.raw }
 
 // VSet is value set i.
 func (r *Record) VSet(i int) *VSet { return &r.vsets[i] }
+
+// VSets is every value set (the index, which the caller must not change).
+// A copy of it serves for a copy of the record's bytes (View).
+func (r *Record) VSets() []VSet { return r.vsets }
 
 // PMID is the metric of value set i.
 func (r *Record) PMID(i int) pmapi.PMID { return r.vsets[i].PMID }
