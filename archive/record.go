@@ -280,13 +280,14 @@ func (r *Record) CheckVSet(vs *VSet) error {
 	}
 	raw := r.raw
 	hdr, end := int64(r.hdr()), int64(len(raw)-4)
-	for pairs := raw[vs.off : int(vs.off)+8*int(vs.NumVal)]; len(pairs) >= 8; pairs = pairs[8:] {
-		w := binary.BigEndian.Uint32(pairs[4:])
+	pairs := raw[vs.off : int(vs.off)+8*int(vs.NumVal)]
+	for i := 0; i+8 <= len(pairs); i += 8 {
+		w := binary.BigEndian.Uint32(pairs[i+4 : i+8])
 		bp := dptrPos(w)
 		if bp < hdr || bp+4 > end {
 			return r.fault("value block offset %d for PMID %s lies outside the record", w, vs.PMID)
 		}
-		bl := int64(binary.BigEndian.Uint32(raw[bp:]) & 0xffffff)
+		bl := int64(binary.BigEndian.Uint32(raw[bp:bp+4]) & 0xffffff)
 		if bl < 4 || bp+bl > end {
 			return r.fault("value block length %d for PMID %s runs past the record", bl, vs.PMID)
 		}
