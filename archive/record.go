@@ -386,17 +386,23 @@ func (r *Record) Clone() *Record {
 func (r *Record) Result() *pmapi.Result {
 	res := &pmapi.Result{Timestamp: r.Stamp, VSets: make([]pmapi.ValueSet, len(r.vsets))}
 	for i := range r.vsets {
-		vs := &r.vsets[i]
-		out := &res.VSets[i]
-		out.PMID, out.NumVal, out.ValFmt = vs.PMID, vs.NumVal, vs.ValFmt
-		for j := 0; j < int(vs.NumVal); j++ {
-			v := r.VSetValue(vs, j)
-			if v.Block != nil {
-				// (an empty block stays a block: sample.aggregate.null)
-				v.Block = append(make([]byte, 0, len(v.Block)), v.Block...)
-			}
-			out.Values = append(out.Values, v)
-		}
+		res.VSets[i] = r.ValueSet(i)
 	}
 	return res
+}
+
+// ValueSet materialises value set i as a pmapi.ValueSet that owns its
+// values.
+func (r *Record) ValueSet(i int) pmapi.ValueSet {
+	vs := &r.vsets[i]
+	out := pmapi.ValueSet{PMID: vs.PMID, NumVal: vs.NumVal, ValFmt: vs.ValFmt}
+	for j := 0; j < int(vs.NumVal); j++ {
+		v := r.VSetValue(vs, j)
+		if v.Block != nil {
+			// (an empty block stays a block: sample.aggregate.null)
+			v.Block = append(make([]byte, 0, len(v.Block)), v.Block...)
+		}
+		out.Values = append(out.Values, v)
+	}
+	return out
 }
