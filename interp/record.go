@@ -139,7 +139,7 @@ func (r *Record) IsMark() bool { return r.rec.IsMark() }
 func (r *Record) inst(vs *archive.VSet, j int) int32 { return r.rec.VSetInst(vs, j) }
 
 // value sets *v to value j of value set vs; a block aliases the record.
-func (r *Record) value(vs *archive.VSet, j int, v *pmapi.Value) { *v = r.rec.VSetValue(vs, j) }
+func (r *Record) value(vs *archive.VSet, j int, v *pmapi.Value) { r.rec.LoadValue(vs, j, v) }
 
 // scanned is what a full scan of a record found (Record.scan), kept by
 // where the record is: records after a requested time that update scans

@@ -239,16 +239,16 @@ func (st *stats) newMetric(desc pmapi.Desc, r *archive.Record, vs *archive.VSet,
 		m.scale = 1
 	}
 	for j := 0; j < int(vs.NumVal); j++ {
-		v := r.VSetValue(vs, j)
-		if err := st.newInst(m, &v, t); err != nil {
+		if err := st.newInst(m, r.VSetValue(vs, j), t); err != nil {
 			return nil, err
 		}
 	}
 	return m, nil
 }
 
-// newInst adds the instance of value pv to m.
-func (st *stats) newInst(m *metricStats, pv *pmapi.Value, t tv) error {
+// newInst adds the instance of value pv to m. (pv is passed by value, as
+// are the values of the passes, so that they stay in registers.)
+func (st *stats) newInst(m *metricStats, pv pmapi.Value, t tv) error {
 	v, err := pv.Float64(m.desc.Type)
 	if err != nil {
 		st.s.pmidErr(m.desc.PMID, "failed to extract value: %s\n", archive.ErrText(err))
@@ -393,8 +393,9 @@ func (st *stats) values(m *metricStats, r *archive.Record, vs *archive.VSet, t t
 	// lookupInst, in line: by position alone for one value of a singular
 	// metric
 	byPos := vs.NumVal == 1 && m.desc.InDom == pmapi.InDomNull
+	var v pmapi.Value
 	for j := 0; j < int(vs.NumVal); j++ {
-		v := r.VSetValue(vs, j)
+		r.LoadValue(vs, j, &v)
 		k := j
 		if !byPos {
 			if k >= len(m.insts) {
@@ -408,7 +409,7 @@ func (st *stats) values(m *metricStats, r *archive.Record, vs *archive.VSet, t t
 			}
 		}
 		if k == len(m.insts) {
-			if err := st.newInst(m, &v, t); err != nil {
+			if err := st.newInst(m, v, t); err != nil {
 				return err
 			}
 			continue
@@ -555,8 +556,9 @@ func (st *stats) binning(r *rec) {
 		if m == nil {
 			continue
 		}
+		var v pmapi.Value
 		for j := 0; j < int(n); j++ {
-			v := ar.VSetValue(vs, j)
+			ar.LoadValue(vs, j, &v)
 			k := lookupInst(m, v.Inst, n, j)
 			if k == len(m.insts) {
 				st.s.pmidErr(pmid, "ignoring new instance found on second pass\n")
