@@ -122,7 +122,8 @@ func (r *Record) scanAll(ip *Interp) bool {
 func (r *Record) blocksOK(vs *archive.VSet) bool { return r.rec.CheckVSet(vs) == nil }
 
 // FromArchive makes r a view of ar, a record package archive has read
-// (and checked); it cannot be read again by Handle.
+// (and checked), with no Handle (the Source sets one if it can read the
+// record again).
 func (r *Record) FromArchive(ar *archive.Record) {
 	if ar.IsMark() || !r.Decode(ar.Raw(), ar.Version) {
 		// (A header archive checked is sound.)
