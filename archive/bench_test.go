@@ -266,3 +266,100 @@ func BenchmarkSeekTime(b *testing.B) {
 		}
 	}
 }
+
+// shapedRecord is a Version 3 record of 100 value sets in the shape of
+// the benchmark archive's (scripts/bench.sh): by turns five U64 values
+// in blocks, one U32 value insitu, one DOUBLE in a block.
+func shapedRecord(tb testing.TB) []byte {
+	res := &pmapi.Result{Timestamp: pmapi.Timestamp{Sec: 1700000000}}
+	for i := range 100 {
+		vs := pmapi.ValueSet{PMID: pmapi.NewPMID(60, 3, uint32(i)), ValFmt: pmapi.ValFmtDptr}
+		switch n := int32(5); i % 3 {
+		case 0:
+			for j := range n {
+				vs.Values = append(vs.Values, pmapi.Value{Inst: j, BlockType: pmapi.TypeU64, Block: binary.BigEndian.AppendUint64(nil, uint64(i))})
+			}
+		case 1:
+			vs.ValFmt, vs.Values = pmapi.ValFmtInsitu, []pmapi.Value{{Inst: pmapi.InstNull, Insitu: int32(i)}}
+		default:
+			vs.Values = []pmapi.Value{{Inst: pmapi.InstNull, BlockType: pmapi.TypeDouble, Block: binary.BigEndian.AppendUint64(nil, 1)}}
+		}
+		vs.NumVal = int32(len(vs.Values))
+		res.VSets = append(res.VSets, vs)
+	}
+	raw, err := AppendResultRecord(nil, 3, res)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return raw
+}
+
+// BenchmarkScan is the decoder's passes over a record of 100 value sets:
+// index, View and Index (the Cursor's full check), then every value read;
+// one, View then NextSet to the 60th value set, its blocks checked and
+// its values read (a lazy reader); one-layout, the same with NextSetIn
+// and a Layout that has the record's shape, passing over the other value
+// sets (interpolation). None allocates.
+func BenchmarkScan(b *testing.B) {
+	raw := shapedRecord(b)
+	want := pmapi.NewPMID(60, 3, 60)
+	var r Record
+	var lay Layout
+	read := func(vs *VSet) {
+		if r.CheckVSet(vs) != nil {
+			b.Fatal("bad blocks")
+		}
+		for j := range int(vs.NumVal) {
+			v := r.VSetValue(vs, j)
+			sink += uint64(v.Inst) + uint64(len(v.Block))
+		}
+	}
+	find := func(layout bool) {
+		if r.View(raw, 3) != nil {
+			b.Fatal("bad header")
+		}
+		var pos SetPos
+		for {
+			var vs VSet
+			var err error
+			if layout {
+				vs, err = r.NextSetIn(&pos, &lay)
+			} else {
+				vs, err = r.NextSet(&pos)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			if vs.PMID == want {
+				read(&vs)
+				return
+			}
+			lay.Pass(pos)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		pass func()
+	}{
+		{"index", func() {
+			if r.View(raw, 3) != nil || r.Index() != nil {
+				b.Fatal("bad record")
+			}
+			sink += readValues(&r)
+		}},
+		{"one", func() { find(false) }},
+		{"one-layout", func() { find(true) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			c.pass() // sizes the index, fills the layout
+			if n := testing.AllocsPerRun(10, c.pass); n != 0 {
+				b.Fatalf("%v allocations a pass", n)
+			}
+			b.SetBytes(int64(len(raw)))
+			b.ReportAllocs()
+			for b.Loop() {
+				c.pass()
+			}
+		})
+	}
+}

@@ -38,10 +38,10 @@ func tildePad(raw []byte, r *Record) []byte {
 	out := append([]byte(nil), raw...)
 	for i := range r.vsets {
 		vs := &r.vsets[i]
-		if vs.numval <= 0 || vs.valfmt == pmapi.ValFmtInsitu {
+		if vs.NumVal <= 0 || vs.ValFmt == pmapi.ValFmtInsitu {
 			continue
 		}
-		for j := 0; j < int(vs.numval); j++ {
+		for j := 0; j < int(vs.NumVal); j++ {
 			w := binary.BigEndian.Uint32(raw[int(vs.off)+8*j+4:])
 			bp := dptrPos(w)
 			n := int64(binary.BigEndian.Uint32(raw[bp:]) & 0xffffff)

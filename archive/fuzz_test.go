@@ -23,7 +23,7 @@ import (
 // for Open, says a file is missing).
 //
 // Targets: FuzzLabel (DecodeLabel, readLabel), FuzzMeta (loadMeta),
-// FuzzRecord (Record.decode, values, event arrays), FuzzIndex (loadIndex),
+// FuzzRecord (Record.decode, values, event arrays; the lazy scan in pieces), FuzzIndex (loadIndex),
 // FuzzOpen (whole archives from fuzzed files) and FuzzCursor (archives of
 // well-formed records in a fuzzed shape). Run one at a time, e.g.:
 //
@@ -490,10 +490,24 @@ func touchMeta(t *testing.T, m *Meta) {
 }
 
 // ---------------------------------------------------------------------------
-// FuzzRecord: Record.decode on arbitrary bytes, then every value.
+// FuzzRecord: the record decoder on arbitrary bytes: Record.decode (the
+// Cursor's full check), then every value; and the lazy scan (View,
+// NextSet, CheckVSet) in pieces, which must find what the full check
+// finds.
 
-func FuzzRecord(f *testing.F) {
-	for _, files := range append(seedFiles(f), builtFiles()...) {
+// recordSeeds adds the first records of the shared archives, of the
+// committed ones (testdata/archives) and of the built ones to f.
+func recordSeeds(f *testing.F) {
+	files := append(seedFiles(f), builtFiles()...)
+	dir := filepath.Join(testenv.RepoRoot(f), "testdata", "archives")
+	for _, name := range []string{"pmcd-v2", "pmcd-v3", "sample-v3"} {
+		b, err := os.ReadFile(filepath.Join(dir, name+".0"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		files = append(files, [4][]byte{b})
+	}
+	for _, files := range files {
 		for _, vol := range files[:2] {
 			l, err := DecodeLabel("seed", vol)
 			if err != nil {
@@ -505,23 +519,30 @@ func FuzzRecord(f *testing.F) {
 				if n < 8 || off+n > len(vol) {
 					break
 				}
-				f.Add(l.Version == 3, vol[off:off+n])
+				f.Add(l.Version == 3, vol[off:off+n], uint64(k)*0x9e3779b97f4a7c15)
 				off += n
 			}
 		}
 	}
 	for _, v := range []int{2, 3} {
 		ts := pmapi.Timestamp{Sec: 1700000000, Nsec: 5000}
-		f.Add(v == 3, tinyDataRecord(v, ts, 7))
-		f.Add(v == 3, tinyMark(v, ts))
+		f.Add(v == 3, tinyDataRecord(v, ts, 7), uint64(5))
+		f.Add(v == 3, tinyMark(v, ts), uint64(0))
 	}
+}
+
+func FuzzRecord(f *testing.F) {
+	recordSeeds(f)
 	var r Record
-	f.Fuzz(func(t *testing.T, v3 bool, raw []byte) {
+	f.Fuzz(func(t *testing.T, v3 bool, raw []byte, cuts uint64) {
 		version := 2
 		if v3 {
 			version = 3
 		}
-		if err := r.decode("x.0", raw, version, 0, 132, 2); err != nil {
+		err := r.decode("x.0", raw, version, 0, 132, 2)
+		lazyScan(t, raw, version, cuts, &r, err)
+		layoutScan(t, raw, version, cuts)
+		if err != nil {
 			checkErr(t, err, false)
 			if !errors.Is(err, pmapi.ErrLogRec) {
 				t.Fatalf("decode error %v does not wrap PM_ERR_LOGREC", err)
@@ -541,6 +562,164 @@ func FuzzRecord(f *testing.F) {
 			t.Fatalf("Clone differs")
 		}
 	})
+}
+
+// lazyScan scans raw as a lazy reader does, in pieces: it stops after
+// value set k when bit k%64 of cuts is set and goes on from the SetPos in
+// a Record made anew, and reads the values of the value sets whose bit
+// k%61 is set as it goes (when their blocks check), then of every value
+// set at the end. It requires what the full check found (idx, with its
+// error full): the same error, the same value sets, the same values.
+func lazyScan(t *testing.T, raw []byte, version int, cuts uint64, idx *Record, full error) {
+	t.Helper()
+	var r Record
+	view := func() error {
+		r = Record{file: "x.0", Offset: 132, recno: 2}
+		return r.View(raw, version)
+	}
+	var sets []VSet
+	var pos SetPos
+	scanErr := view() // the header's or a value set's error
+	for scanErr == nil {
+		vs, err := r.NextSet(&pos)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if pos.Index() != len(sets) {
+				t.Fatalf("NextSet failed and moved to value set %d of %d", pos.Index(), len(sets))
+			}
+			scanErr = err
+			break
+		}
+		if pos.Index() != len(sets)+1 {
+			t.Fatalf("NextSet moved to %d after value set %d", pos.Index(), len(sets))
+		}
+		sets = append(sets, vs)
+		k := len(sets) - 1
+		if cuts>>(k%61)&1 != 0 && r.CheckVSet(&vs) == nil {
+			readVSet(t, &r, &vs)
+		}
+		if cuts>>(k%64)&1 != 0 {
+			if err := view(); err != nil {
+				t.Fatalf("View failed on the second reading: %v", err)
+			}
+		}
+	}
+	// The first error in the full check's order: each value set's
+	// blocks come before the next value set.
+	first := scanErr
+	for k := range sets {
+		if err := r.CheckVSet(&sets[k]); err != nil {
+			first = err
+			break
+		}
+		readVSet(t, &r, &sets[k])
+	}
+	if (first == nil) != (full == nil) || first != nil && first.Error() != full.Error() {
+		t.Fatalf("lazy scan: %v; full check: %v", first, full)
+	}
+	if full != nil {
+		return
+	}
+	if len(sets) != idx.NumPMID() {
+		t.Fatalf("lazy scan: %d value sets, full check %d", len(sets), idx.NumPMID())
+	}
+	for i := range sets {
+		vs := &sets[i]
+		if *vs != *idx.VSet(i) {
+			t.Fatalf("value set %d: lazy %+v, full %+v", i, *vs, *idx.VSet(i))
+		}
+		for j := 0; j < int(vs.NumVal); j++ {
+			a, b := r.VSetValue(vs, j), idx.Value(i, j)
+			if a.Inst != b.Inst || a.Insitu != b.Insitu || a.BlockType != b.BlockType || !bytes.Equal(a.Block, b.Block) || (a.Block == nil) != (b.Block == nil) {
+				t.Fatalf("value set %d value %d: lazy %+v, full %+v", i, j, a, b)
+			}
+		}
+	}
+}
+
+// layoutScan scans raw with NextSetIn and a Layout, after a scan of a
+// copy of raw with one byte changed (chosen by cuts) has filled it,
+// passing over the value sets whose bit k%64 of cuts is set (in both). It
+// requires what NextSet finds in raw: each value set NextSetIn gives is
+// the one at its position, those it moves over are ones passed over in
+// the copy, and the scan ends as NextSet's does (the same error, if any).
+func layoutScan(t *testing.T, raw []byte, version int, cuts uint64) {
+	t.Helper()
+	// NextSet's scan: the value sets and how it ends
+	var r Record
+	var sets []VSet
+	var end error
+	if err := r.View(raw, version); err != nil {
+		return
+	}
+	for pos := (SetPos{}); ; {
+		vs, err := r.NextSet(&pos)
+		if err != nil {
+			end = err
+			break
+		}
+		sets = append(sets, vs)
+	}
+	var lay Layout
+	scan := func(raw []byte, check bool) {
+		var r Record
+		if r.View(raw, version) != nil {
+			return
+		}
+		var pos SetPos
+		for {
+			from := pos.Index()
+			vs, err := r.NextSetIn(&pos, &lay)
+			if check {
+				at := pos.Index() // where NextSetIn stopped moving fast
+				if err == nil {
+					at--
+				}
+				if at < from || at > len(sets) {
+					t.Fatalf("NextSetIn moved from %d to %d of %d value sets", from, at, len(sets))
+				}
+				for k := from; k < at; k++ {
+					if cuts>>(k%64)&1 == 0 {
+						t.Fatalf("NextSetIn moved over value set %d, not passed over", k)
+					}
+				}
+				switch {
+				case err == nil && (at >= len(sets) || vs != sets[at]):
+					t.Fatalf("NextSetIn gave %+v at %d; NextSet found %d value sets", vs, at, len(sets))
+				case err != nil && (at != len(sets) || err.Error() != end.Error()):
+					t.Fatalf("NextSetIn ended at %d with %v; NextSet at %d with %v", at, err, len(sets), end)
+				}
+			}
+			if err != nil {
+				return
+			}
+			if k := pos.Index() - 1; cuts>>(k%64)&1 != 0 {
+				lay.Pass(pos)
+			}
+		}
+	}
+	if len(raw) > 0 {
+		prev := append([]byte(nil), raw...)
+		prev[int(cuts%uint64(len(prev)))] ^= byte(cuts >> 56)
+		scan(prev, false)
+	}
+	scan(raw, true)
+	scan(raw, true) // with raw's own layout
+}
+
+// readVSet reads every value of vs, whose blocks are checked.
+func readVSet(t *testing.T, r *Record, vs *VSet) {
+	for j := 0; j < int(vs.NumVal); j++ {
+		v := r.VSetValue(vs, j)
+		if v.Inst != r.VSetInst(vs, j) {
+			t.Fatalf("VSetValue.Inst %d, VSetInst %d", v.Inst, r.VSetInst(vs, j))
+		}
+		if (v.Block == nil) != (vs.ValFmt == pmapi.ValFmtInsitu) || vs.ValFmt != pmapi.ValFmtInsitu && len(v.Block) != r.VSetBlockLen(vs, j) {
+			t.Fatalf("value %d of %+v: %+v, block length %d", j, *vs, v, r.VSetBlockLen(vs, j))
+		}
+	}
 }
 
 // touchRecord reads every value of r, and decodes every event array.

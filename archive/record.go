@@ -2,31 +2,61 @@ package archive
 
 import (
 	"encoding/binary"
+	"io"
+	"unsafe"
 
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
-// Record is a decoded view of one data record (a sample, or a <mark>).
-// It aliases the reader's buffer: it is valid until the next read from the
-// same Cursor; call Clone to keep it. Decoding validates every count and
-// offset against the record's length, and accessing values allocates
-// nothing.
+// Record is a data record (a sample, or a <mark>), decoded in place from
+// its bytes, which it aliases: a record a Cursor returns is valid until
+// the Cursor's next read (call Clone to keep it).
+//
+// This file is the one decoder of data records (docs/format.md §5). The
+// header (the time and the number of value sets) is decoded when the
+// record is read. The value sets are read from the bytes as they are
+// asked for, in order, by NextSet, which checks each (its count and value
+// format must fit in the record) and can stop anywhere and go on later
+// from a SetPos; CheckVSet checks a value set's value blocks. Index does
+// both for every value set, and then gives the indexed accessors (PMID,
+// NumVal, Value, ...). A record a Cursor returns (or DecodeRecord) is
+// indexed: a damaged one is reported when it is read. A record made with
+// View is not: its reader scans only what it needs. Nothing here
+// allocates, but for the index's first growth and the errors.
 type Record struct {
 	Vol     int             // data volume the record came from
 	Offset  int64           // byte offset of the record in that volume
 	Stamp   pmapi.Timestamp // the sample time
 	Version int             // archive format version (2 or 3)
 
-	raw   []byte
-	vsets []vsetRef
+	raw     []byte
+	numpmid int32  // the number of value sets, from the header
+	file    string // for errors: the volume's path
+	recno   int    // for errors: the record's number in the volume, 0 if not known
+	vsets   []VSet // every value set, once indexed
 }
 
-type vsetRef struct {
-	pmid   pmapi.PMID
-	numval int32
-	valfmt int32
-	off    int32 // offset in raw of the first (inst, value) pair
+// VSet is one value set of a record, as NextSet finds it: the metric, its
+// number of values (or a negative PCP error code), their format, and
+// where they lie in the record. Read its values with the record's VSet*
+// methods.
+type VSet struct {
+	PMID   pmapi.PMID
+	NumVal int32 // values, or a PCP error code (< 0)
+	ValFmt int32 // pmapi.ValFmtInsitu, ValFmtDptr or ValFmtSptr; 0 without values
+	off    int32 // offset in the record of the first (inst, value) pair
 }
+
+// SetPos is a position in the value sets of a record, for NextSet: the
+// zero SetPos is at the first. A position found in one record is good
+// in any record with the same bytes.
+type SetPos struct {
+	k int32 // value sets passed
+	p int32 // offset in the record of the next; 0: the first
+}
+
+// Index is the number of value sets before the position.
+func (s SetPos) Index() int { return int(s.k) }
 
 // Header sizes of data records, from the first length word to numpmid
 // inclusive.
@@ -42,19 +72,35 @@ const (
 // versions (checked on synth2.0 and synth3.0, see docs/format.md).
 func dptrPos(w uint32) int64 { return int64(w)*4 - 8 }
 
-// decodeRecord fills r from raw, a whole data record. file, vol, off and
-// recno are used for error messages only.
-func (r *Record) decode(file string, raw []byte, version int, vol int, off int64, recno int) error {
-	r.raw = raw
-	r.Vol, r.Offset, r.Version = vol, off, version
-	r.vsets = r.vsets[:0]
-	hdr := dataHeaderV2
-	if version == 3 {
-		hdr = dataHeaderV3
+func (r *Record) hdr() int {
+	if r.Version == 3 {
+		return dataHeaderV3
 	}
+	return dataHeaderV2
+}
+
+// decode makes r an indexed view of raw, a whole data record; file, vol,
+// off and recno say where it is, for the record and its errors.
+func (r *Record) decode(file string, raw []byte, version int, vol int, off int64, recno int) error {
+	r.file, r.recno, r.Vol, r.Offset = file, recno, vol, off
+	if err := r.View(raw, version); err != nil {
+		return err
+	}
+	return r.Index()
+}
+
+// View makes r a view of raw, one whole data record (both length words
+// included, the caller having checked that they agree) of an archive of
+// format version 2 or 3. It decodes the header alone, and checks that the
+// value sets it announces can fit in the record; a record that fails
+// gives a *FormatError wrapping pmapi.ErrLogRec. Vol and Offset are left
+// as they are. The value sets are read with NextSet, or Index.
+func (r *Record) View(raw []byte, version int) error {
+	r.raw, r.Version, r.numpmid, r.vsets = raw, version, 0, r.vsets[:0]
+	hdr := r.hdr()
 	n := len(raw)
 	if n < hdr+4 {
-		return formatErr(file, off, recno, pmapi.ErrLogRec, "data record length %d is shorter than its header", n)
+		return r.fault("data record length %d is shorter than its header", n)
 	}
 	if version == 3 {
 		r.Stamp = readStamp3(raw[4:])
@@ -62,55 +108,248 @@ func (r *Record) decode(file string, raw []byte, version int, vol int, off int64
 		r.Stamp = readStamp2(raw[4:])
 	}
 	numpmid := int32(binary.BigEndian.Uint32(raw[hdr-4:]))
-	end := n - 4 // the trailer
-	if numpmid < 0 || int64(numpmid)*8 > int64(end-hdr) {
-		return formatErr(file, off, recno, pmapi.ErrLogRec, "numpmid %d does not fit in a %d byte record", numpmid, n)
+	if numpmid < 0 || int64(numpmid)*8 > int64(n-4-hdr) {
+		return r.fault("numpmid %d does not fit in a %d byte record", numpmid, n)
 	}
-	p := hdr
-	for i := int32(0); i < numpmid; i++ {
-		if p+8 > end {
-			return formatErr(file, off, recno, pmapi.ErrLogRec, "value set %d runs past the end of the record", i)
-		}
-		v := vsetRef{
-			pmid:   pmapi.PMID(binary.BigEndian.Uint32(raw[p:])),
-			numval: int32(binary.BigEndian.Uint32(raw[p+4:])),
-		}
-		p += 8
-		if v.numval > 0 {
-			if p+4 > end || int64(v.numval)*8 > int64(end-p-4) {
-				return formatErr(file, off, recno, pmapi.ErrLogRec, "numval %d for PMID %s does not fit in the record", v.numval, v.pmid)
-			}
-			v.valfmt = int32(binary.BigEndian.Uint32(raw[p:]))
-			p += 4
-			v.off = int32(p)
-			if v.valfmt != pmapi.ValFmtInsitu {
-				if v.valfmt != pmapi.ValFmtDptr && v.valfmt != pmapi.ValFmtSptr {
-					return formatErr(file, off, recno, pmapi.ErrLogRec, "bad valfmt %d for PMID %s", v.valfmt, v.pmid)
-				}
-				for j := 0; j < int(v.numval); j++ {
-					w := binary.BigEndian.Uint32(raw[p+8*j+4:])
-					bp := dptrPos(w)
-					if bp < int64(hdr) || bp+4 > int64(end) {
-						return formatErr(file, off, recno, pmapi.ErrLogRec, "value block offset %d for PMID %s lies outside the record", w, v.pmid)
-					}
-					bl := int64(binary.BigEndian.Uint32(raw[bp:]) & 0xffffff)
-					if bl < 4 || bp+bl > int64(end) {
-						return formatErr(file, off, recno, pmapi.ErrLogRec, "value block length %d for PMID %s runs past the record", bl, v.pmid)
-					}
-				}
-			}
-			p += 8 * int(v.numval)
-		}
-		r.vsets = append(r.vsets, v)
+	r.numpmid = numpmid
+	return nil
+}
+
+// Index reads and checks every value set of a record View made, and
+// their value blocks, for the indexed accessors.
+func (r *Record) Index() error {
+	n := int(r.numpmid)
+	if cap(r.vsets) < n {
+		r.vsets = make([]VSet, n)
+	}
+	r.vsets = r.vsets[:n]
+	var pos SetPos
+	if _, err := r.scan(&pos, r.numpmid, r.vsets); err != nil && err != io.EOF {
+		r.vsets = r.vsets[:0]
+		return err
 	}
 	return nil
 }
 
+// NextSet reads the value set at *pos and moves *pos past it. It returns
+// io.EOF after the last value set, and a *FormatError wrapping
+// pmapi.ErrLogRec for a value set that does not fit in the record or has
+// an unknown value format (leaving *pos on it). The value set's blocks are
+// not checked (CheckVSet does).
+func (r *Record) NextSet(pos *SetPos) (VSet, error) {
+	return r.scan(pos, pos.k+1, nil)
+}
+
+// scan reads the value sets from *pos on, as NextSet does, until *pos is
+// at stop or the end; it returns the last one read (io.EOF if none). With
+// index, it checks their value blocks too (as CheckVSet does), and stores
+// value set k in index[k].
+func (r *Record) scan(pos *SetPos, stop int32, index []VSet) (VSet, error) {
+	k := pos.k
+	if k >= r.numpmid {
+		return VSet{}, io.EOF
+	}
+	stop = min(stop, r.numpmid)
+	raw := r.raw
+	end := len(raw) - 4 // the trailer
+	p := int(pos.p)
+	if p == 0 {
+		p = r.hdr()
+	}
+	var vs VSet
+	for ; k < stop; k++ {
+		if p+8 > end {
+			pos.k, pos.p = k, int32(p)
+			return VSet{}, r.fault("value set %d runs past the end of the record", k)
+		}
+		x := binary.BigEndian.Uint64(raw[p:])
+		vs = VSet{PMID: pmapi.PMID(x >> 32), NumVal: int32(uint32(x))}
+		if vs.NumVal > 0 {
+			if p+12 > end || int64(vs.NumVal)*8 > int64(end-p-12) {
+				pos.k, pos.p = k, int32(p)
+				return VSet{}, r.fault("numval %d for PMID %s does not fit in the record", vs.NumVal, vs.PMID)
+			}
+			vs.ValFmt = int32(binary.BigEndian.Uint32(raw[p+8:]))
+			// ValFmtInsitu, ValFmtDptr or ValFmtSptr (0, 1, 2)
+			if uint32(vs.ValFmt) > pmapi.ValFmtSptr {
+				pos.k, pos.p = k, int32(p)
+				return VSet{}, r.fault("bad valfmt %d for PMID %s", vs.ValFmt, vs.PMID)
+			}
+			vs.off = int32(p + 12)
+			p += 12 + 8*int(vs.NumVal)
+		} else {
+			p += 8
+		}
+		if index != nil {
+			if vs.ValFmt != pmapi.ValFmtInsitu {
+				if err := r.CheckVSet(&vs); err != nil {
+					return VSet{}, err
+				}
+			}
+			index[k] = vs
+		}
+	}
+	pos.k, pos.p = k, int32(p)
+	return vs, nil
+}
+
+// Layout speeds up scans of records of one shape (an archive's records
+// mostly are): it remembers, by position, the value sets NextSetIn read
+// (their PMID, count and size) and which of them the caller passed over
+// (Pass), so that NextSetIn moves over those in the next record without
+// decoding them when they are the same there. The zero Layout is empty.
+type Layout struct {
+	sets []layoutSet
+}
+
+// layoutSet is a value set as the last record scanned had it at its
+// position.
+type layoutSet struct {
+	x    uint64 // its first 8 bytes: PMID and count
+	sz   int32  // its size in bytes
+	pass bool   // the caller passed over it
+}
+
+// Reset forgets everything (for when what the caller passes over has
+// changed).
+func (l *Layout) Reset() { clear(l.sets) }
+
+// Pass notes that the caller passes over the value set before pos, the
+// one NextSetIn read last.
+func (l *Layout) Pass(pos SetPos) {
+	if k := int(pos.k) - 1; k >= 0 && k < len(l.sets) {
+		l.sets[k].pass = true
+	}
+}
+
+// NextSetIn is NextSet helped by lay: it moves over the value sets from
+// *pos on that are as lay has them at their positions (the same PMID and
+// count) and passed over, checking them as NextSet does, then reads the
+// next as NextSet does and notes it in lay.
+func (r *Record) NextSetIn(pos *SetPos, lay *Layout) (VSet, error) {
+	n := int(r.numpmid)
+	if len(lay.sets) < n {
+		lay.sets = append(lay.sets, make([]layoutSet, n-len(lay.sets))...)
+	}
+	k := int(pos.k)
+	if k < n {
+		p := int(pos.p)
+		if p == 0 {
+			p = r.hdr()
+		}
+		// Each next offset is known from lay before the count is loaded,
+		// so the loads do not wait for each other.
+		end := uint(len(r.raw) - 4)
+		base := unsafe.Pointer(unsafe.SliceData(r.raw))
+		sets := lay.sets[:n]
+		for ; k < len(sets); k++ {
+			e := &sets[k]
+			if !e.pass || e.sz < 8 || uint(p)+uint(e.sz) > end {
+				break
+			}
+			// raw[p:p+8] (and raw[p+8:p+12] if sz > 8), inside the
+			// record as just checked
+			if binary.BigEndian.Uint64((*[8]byte)(unsafe.Add(base, p))[:]) != e.x {
+				break
+			}
+			if e.sz > 8 && binary.BigEndian.Uint32((*[4]byte)(unsafe.Add(base, p+8))[:]) > pmapi.ValFmtSptr {
+				break
+			}
+			p += int(e.sz)
+		}
+		pos.k, pos.p = int32(k), int32(p)
+	}
+	start := pos.p
+	vs, err := r.NextSet(pos)
+	if err == nil {
+		if start == 0 {
+			start = int32(r.hdr())
+		}
+		lay.sets[k] = layoutSet{x: uint64(vs.PMID)<<32 | uint64(uint32(vs.NumVal)), sz: pos.p - start}
+	}
+	return vs, err
+}
+
+// CheckVSet checks the value blocks of vs, a value set of r: each must
+// lie inside the record, after the header and before the trailer, and be
+// at least its own header long. A block that does not gives a
+// *FormatError wrapping pmapi.ErrLogRec.
+func (r *Record) CheckVSet(vs *VSet) error {
+	if vs.ValFmt == pmapi.ValFmtInsitu || vs.NumVal <= 0 {
+		return nil
+	}
+	raw := r.raw
+	hdr, end := int64(r.hdr()), int64(len(raw)-4)
+	pairs := raw[vs.off : int(vs.off)+8*int(vs.NumVal)]
+	for i := 0; i+8 <= len(pairs); i += 8 {
+		w := binary.BigEndian.Uint32(pairs[i+4 : i+8])
+		bp := dptrPos(w)
+		if bp < hdr || bp+4 > end {
+			return r.fault("value block offset %d for PMID %s lies outside the record", w, vs.PMID)
+		}
+		bl := int64(binary.BigEndian.Uint32(raw[bp:bp+4]) & 0xffffff)
+		if bl < 4 || bp+bl > end {
+			return r.fault("value block length %d for PMID %s runs past the record", bl, vs.PMID)
+		}
+	}
+	return nil
+}
+
+func (r *Record) fault(format string, args ...any) error {
+	return formatErr(r.file, r.Offset, r.recno, pmapi.ErrLogRec, format, args...)
+}
+
+// VSetInst is the instance of value j of value set vs of r.
+func (r *Record) VSetInst(vs *VSet, j int) int32 {
+	return int32(binary.BigEndian.Uint32(r.raw[int(vs.off)+8*j:]))
+}
+
+// VSetValue is value j of value set vs of r, whose blocks CheckVSet has
+// checked. A block aliases the record.
+func (r *Record) VSetValue(vs *VSet, j int) pmapi.Value {
+	var v pmapi.Value
+	r.LoadValue(vs, j, &v)
+	return v
+}
+
+// LoadValue sets *v to VSetValue(vs, j). A loop that reads many values
+// goes faster through one pmapi.Value than through the ones VSetValue
+// returns: a Value (40 bytes) is too large for the compiler to keep in
+// registers, and the copies of a returned one, read 16 bytes at a time
+// from the narrower stores that made it, stall (measured on
+// logsummary's BenchmarkAverage: 15-17 ns a value with VSetValue, 8.7
+// with LoadValue). LoadValue is small enough to be inlined.
+func (r *Record) LoadValue(vs *VSet, j int, v *pmapi.Value) {
+	x := binary.BigEndian.Uint64(r.raw[int(vs.off)+8*j:])
+	*v = pmapi.Value{}
+	v.Inst, v.Insitu = int32(x>>32), int32(x)
+	if vs.ValFmt != pmapi.ValFmtInsitu {
+		b := r.raw[dptrPos(uint32(x)):]
+		h := binary.BigEndian.Uint32(b)
+		v.Insitu, v.BlockType, v.Block = 0, pmapi.Type(h>>24), b[4:h&0xffffff]
+	}
+}
+
+// VSetBlockLen is the payload length of value j of value set vs of r (0
+// for an insitu value), read from the block header alone.
+func (r *Record) VSetBlockLen(vs *VSet, j int) int {
+	if vs.ValFmt == pmapi.ValFmtInsitu {
+		return 0
+	}
+	return int(binary.BigEndian.Uint32(r.raw[r.blockPos(vs, j):])&0xffffff) - 4
+}
+
+// blockPos is the byte position in the record of the block of value j of
+// value set vs, which is not insitu.
+func (r *Record) blockPos(vs *VSet, j int) int64 {
+	return dptrPos(binary.BigEndian.Uint32(r.raw[int(vs.off)+8*j+4:]))
+}
+
 // NumPMID is the number of value sets; 0 for a <mark> record.
-func (r *Record) NumPMID() int { return len(r.vsets) }
+func (r *Record) NumPMID() int { return int(r.numpmid) }
 
 // IsMark reports whether the record is a <mark> (a gap in the recording).
-func (r *Record) IsMark() bool { return len(r.vsets) == 0 }
+func (r *Record) IsMark() bool { return r.numpmid == 0 }
 
 // Len is the record's size on disk in bytes.
 func (r *Record) Len() int { return len(r.raw) }
@@ -118,71 +357,65 @@ func (r *Record) Len() int { return len(r.raw) }
 // Raw is the record's bytes on disk, both length words included.
 func (r *Record) Raw() []byte { return r.raw }
 
+// The indexed accessors: value set i of an indexed record.
+
+// VSet is value set i.
+func (r *Record) VSet(i int) *VSet { return &r.vsets[i] }
+
+// VSets is every value set (the index, which the caller must not change).
+// A copy of it serves for a copy of the record's bytes (View).
+func (r *Record) VSets() []VSet { return r.vsets }
+
 // PMID is the metric of value set i.
-func (r *Record) PMID(i int) pmapi.PMID { return r.vsets[i].pmid }
+func (r *Record) PMID(i int) pmapi.PMID { return r.vsets[i].PMID }
 
 // NumVal is the number of values in value set i, or a negative PCP error
 // code.
-func (r *Record) NumVal(i int) int32 { return r.vsets[i].numval }
+func (r *Record) NumVal(i int) int32 { return r.vsets[i].NumVal }
 
 // ValFmt is value set i's format (pmapi.ValFmtInsitu or ValFmtDptr).
-func (r *Record) ValFmt(i int) int32 { return r.vsets[i].valfmt }
+func (r *Record) ValFmt(i int) int32 { return r.vsets[i].ValFmt }
 
 // Inst is the instance of value j of value set i.
-func (r *Record) Inst(i, j int) int32 {
-	return int32(binary.BigEndian.Uint32(r.raw[int(r.vsets[i].off)+8*j:]))
-}
+func (r *Record) Inst(i, j int) int32 { return r.VSetInst(&r.vsets[i], j) }
 
 // Value is value j of value set i. Block values alias the record.
-func (r *Record) Value(i, j int) pmapi.Value {
-	vs := &r.vsets[i]
-	p := int(vs.off) + 8*j
-	v := pmapi.Value{Inst: int32(binary.BigEndian.Uint32(r.raw[p:]))}
-	w := binary.BigEndian.Uint32(r.raw[p+4:])
-	if vs.valfmt == pmapi.ValFmtInsitu {
-		v.Insitu = int32(w)
-		return v
-	}
-	bp := dptrPos(w)
-	h := binary.BigEndian.Uint32(r.raw[bp:])
-	v.BlockType = pmapi.Type(h >> 24)
-	v.Block = r.raw[bp+4 : bp+int64(h&0xffffff)]
-	return v
-}
+func (r *Record) Value(i, j int) pmapi.Value { return r.VSetValue(&r.vsets[i], j) }
 
 // BlockLen is the payload length of value j of value set i (0 for an
 // insitu value), read from the block header alone.
-func (r *Record) BlockLen(i, j int) int {
-	vs := &r.vsets[i]
-	if vs.valfmt == pmapi.ValFmtInsitu {
-		return 0
-	}
-	bp := dptrPos(binary.BigEndian.Uint32(r.raw[int(vs.off)+8*j+4:]))
-	return int(binary.BigEndian.Uint32(r.raw[bp:])&0xffffff) - 4
-}
+func (r *Record) BlockLen(i, j int) int { return r.VSetBlockLen(&r.vsets[i], j) }
 
 // Clone returns a copy of r that owns its bytes.
 func (r *Record) Clone() *Record {
 	c := *r
 	c.raw = append([]byte(nil), r.raw...)
-	c.vsets = append([]vsetRef(nil), r.vsets...)
+	c.vsets = append([]VSet(nil), r.vsets...)
 	return &c
 }
 
-// Result materialises the record as a pmapi.Result that owns its values.
+// Result materialises an indexed record as a pmapi.Result that owns its
+// values.
 func (r *Record) Result() *pmapi.Result {
 	res := &pmapi.Result{Timestamp: r.Stamp, VSets: make([]pmapi.ValueSet, len(r.vsets))}
-	for i, vs := range r.vsets {
-		out := &res.VSets[i]
-		out.PMID, out.NumVal, out.ValFmt = vs.pmid, vs.numval, vs.valfmt
-		for j := 0; j < int(vs.numval); j++ {
-			v := r.Value(i, j)
-			if v.Block != nil {
-				// (an empty block stays a block: sample.aggregate.null)
-				v.Block = append(make([]byte, 0, len(v.Block)), v.Block...)
-			}
-			out.Values = append(out.Values, v)
-		}
+	for i := range r.vsets {
+		res.VSets[i] = r.ValueSet(i)
 	}
 	return res
+}
+
+// ValueSet materialises value set i as a pmapi.ValueSet that owns its
+// values.
+func (r *Record) ValueSet(i int) pmapi.ValueSet {
+	vs := &r.vsets[i]
+	out := pmapi.ValueSet{PMID: vs.PMID, NumVal: vs.NumVal, ValFmt: vs.ValFmt}
+	for j := 0; j < int(vs.NumVal); j++ {
+		v := r.VSetValue(vs, j)
+		if v.Block != nil {
+			// (an empty block stays a block: sample.aggregate.null)
+			v.Block = append(make([]byte, 0, len(v.Block)), v.Block...)
+		}
+		out.Values = append(out.Values, v)
+	}
+	return out
 }

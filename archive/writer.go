@@ -860,17 +860,17 @@ func convertV2(dst []byte, r *Record) ([]byte, bool) {
 	p := int64(dataHeaderV2)
 	for i := range r.vsets {
 		p += 8
-		if vs := &r.vsets[i]; vs.numval > 0 {
-			p += 4 + 8*int64(vs.numval)
+		if vs := &r.vsets[i]; vs.NumVal > 0 {
+			p += 4 + 8*int64(vs.NumVal)
 		}
 	}
 	for i := range r.vsets {
 		vs := &r.vsets[i]
-		if vs.numval <= 0 || vs.valfmt == pmapi.ValFmtInsitu {
+		if vs.NumVal <= 0 || vs.ValFmt == pmapi.ValFmtInsitu {
 			continue
 		}
-		for j := 0; j < int(vs.numval); j++ {
-			bp := dptrPos(binary.BigEndian.Uint32(raw[int(vs.off)+8*j+4:]))
+		for j := 0; j < int(vs.NumVal); j++ {
+			bp := r.blockPos(vs, j)
 			if bp != p {
 				return dst, false
 			}
@@ -886,10 +886,10 @@ func convertV2(dst []byte, r *Record) ([]byte, bool) {
 	dst = append(dst, raw[dataHeaderV2-4:len(raw)-4]...)
 	for i := range r.vsets {
 		vs := &r.vsets[i]
-		if vs.numval <= 0 || vs.valfmt == pmapi.ValFmtInsitu {
+		if vs.NumVal <= 0 || vs.ValFmt == pmapi.ValFmtInsitu {
 			continue
 		}
-		for j := 0; j < int(vs.numval); j++ {
+		for j := 0; j < int(vs.NumVal); j++ {
 			o := start + shift + int(vs.off) + 8*j + 4
 			ptr := binary.BigEndian.Uint32(dst[o:])
 			binary.BigEndian.PutUint32(dst[o:], ptr+1)
@@ -913,11 +913,11 @@ func (w *Writer) putRecord(rec *Record) error {
 	fixed := false
 	for i := range rec.vsets {
 		vs := &rec.vsets[i]
-		if vs.numval <= 0 || vs.valfmt == pmapi.ValFmtInsitu {
+		if vs.NumVal <= 0 || vs.ValFmt == pmapi.ValFmtInsitu {
 			continue
 		}
-		for j := 0; j < int(vs.numval); j++ {
-			bp := dptrPos(binary.BigEndian.Uint32(raw[int(vs.off)+8*j+4:]))
+		for j := 0; j < int(vs.NumVal); j++ {
+			bp := rec.blockPos(vs, j)
 			n := int64(binary.BigEndian.Uint32(raw[bp:]) & 0xffffff)
 			for k := bp + n; (k-bp)%4 != 0 && k < int64(len(raw))-4; k++ {
 				if raw[k] != padByte {

@@ -161,7 +161,7 @@ func decodeLeaf(pv *pmapi.Value, valfmt int32, t pmapi.Type) (ival, bool) {
 		if pv.Block == nil || len(pv.Block) < 8 {
 			return out, false
 		}
-		bits := blockWord64(pv)
+		bits := pv.HostUint64()
 		if t == pmapi.TypeDouble {
 			out.f = math.Float64frombits(bits)
 		} else {
@@ -176,7 +176,7 @@ func decodeLeaf(pv *pmapi.Value, valfmt int32, t pmapi.Type) (ival, bool) {
 		if len(pv.Block) < 4 {
 			return out, false
 		}
-		out.f = float64(math.Float32frombits(blockWord32(pv)))
+		out.f = float64(math.Float32frombits(pv.HostUint32()))
 	default:
 		if pv.Block == nil {
 			return out, false
@@ -184,25 +184,6 @@ func decodeLeaf(pv *pmapi.Value, valfmt int32, t pmapi.Type) (ival, bool) {
 		out.ref = pv
 	}
 	return out, true
-}
-
-// blockWord64 is the first 8 bytes of a value block as libpcp holds them
-// in memory: big-endian in the block for the 64-bit types and DOUBLE (the
-// block's own type), little-endian (host order) otherwise.
-func blockWord64(pv *pmapi.Value) uint64 {
-	switch pv.BlockType {
-	case pmapi.Type64, pmapi.TypeU64, pmapi.TypeDouble:
-		return binary.BigEndian.Uint64(pv.Block)
-	}
-	return binary.LittleEndian.Uint64(pv.Block)
-}
-
-// blockWord32 is blockWord64 for the 4 bytes of a FLOAT block.
-func blockWord32(pv *pmapi.Value) uint32 {
-	if pv.BlockType == pmapi.TypeFloat {
-		return binary.BigEndian.Uint32(pv.Block)
-	}
-	return binary.LittleEndian.Uint32(pv.Block)
 }
 
 // encodeValue appends the pmapi form of v (of type t) to out: 32-bit

@@ -171,9 +171,9 @@ type Interp struct {
 	// mostly repeat the same layout.
 	slotPMID  []pmapi.PMID
 	slotM     []*metric
-	gen       uint64      // changes when metrics does (Record.scan)
-	layout    []layoutSet // Record.scan's last value sets by position
-	unbound   []*inst     // Fetch's instances searched for
+	gen       uint64         // changes when metrics does (Record.scan)
+	layout    archive.Layout // Record.scan's last value sets by position
+	unbound   []*inst        // Fetch's instances searched for
 	scans     [scanSlots]scanned
 	want      []*inst
 	profile   Profile
@@ -697,7 +697,7 @@ func (ip *Interp) update(treq, t float64, r *Record, how int, done *int, seenMar
 	}
 	for i := range r.hits {
 		m, vs := r.hits[i].m, &r.hits[i].vs
-		nv := int(vs.numval)
+		nv := int(vs.NumVal)
 		if err := m.checkFmt(r, vs); err != nil {
 			return err
 		}
@@ -725,11 +725,11 @@ func (ip *Interp) update(treq, t float64, r *Record, how int, done *int, seenMar
 // checkFmt checks value set vs of r, of metric m: its value format must
 // suit the type, and may not change; its value blocks must lie in the
 // record.
-func (m *metric) checkFmt(r *Record, vs *vsetRef) error {
-	if vs.numval <= 0 {
+func (m *metric) checkFmt(r *Record, vs *archive.VSet) error {
+	if vs.NumVal <= 0 {
 		return nil
 	}
-	vf := vs.valfmt
+	vf := vs.ValFmt
 	if m.valfmt == -1 {
 		if !typeFitsFmt(m.desc.Type, vf) {
 			return pmapi.ErrLogRec
@@ -832,7 +832,7 @@ func (ip *Interp) metric(p pmapi.PMID) *metric {
 	ip.metrics[p] = m
 	ip.slotPMID, ip.slotM = ip.slotPMID[:0], ip.slotM[:0]
 	ip.gen++ // what records were scanned for has changed
-	clear(ip.layout)
+	ip.layout.Reset()
 	meta := ip.src.Meta()
 	d, ok := meta.Desc(p)
 	if !ok {

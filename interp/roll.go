@@ -189,7 +189,7 @@ func (ip *Interp) collapse(rr Rereader, treq float64) error {
 			if err := m.checkFmt(r, vs); err != nil {
 				return err
 			}
-			nv := int(vs.numval)
+			nv := int(vs.NumVal)
 			if len(m.insts) == 0 || nv <= 0 {
 				continue
 			}

@@ -167,25 +167,12 @@ func (ip *Interp) wide(m *metric, ic *inst, treq float64, size int) ([]byte, boo
 	return out, true
 }
 
-// host64 is the first 8 bytes of a held value block as libpcp sees them
-// in memory: it turns a block it reads to host order when the block's own
-// type is 64, U64 or DOUBLE, and leaves any other block as it is, to be
-// read in host (little-endian) order.
-func (v *value) host64() uint64 {
-	switch v.btype {
-	case pmapi.Type64, pmapi.TypeU64, pmapi.TypeDouble:
-		return binary.BigEndian.Uint64(v.block)
-	}
-	return binary.LittleEndian.Uint64(v.block)
-}
+// host64 is the first 8 bytes of a held value block as libpcp holds them
+// in memory (pmapi.Value.HostUint64).
+func (v *value) host64() uint64 { return pmapi.Value{BlockType: v.btype, Block: v.block}.HostUint64() }
 
-// host32 is host64 for the first 4 bytes, swapped for a FLOAT block.
-func (v *value) host32() uint32 {
-	if v.btype == pmapi.TypeFloat {
-		return binary.BigEndian.Uint32(v.block)
-	}
-	return binary.LittleEndian.Uint32(v.block)
-}
+// host32 is host64 for the first 4 bytes (pmapi.Value.HostUint32).
+func (v *value) host32() uint32 { return pmapi.Value{BlockType: v.btype, Block: v.block}.HostUint32() }
 
 // block is a value block of size bytes for a result: carved from one
 // allocation per Fetch (a result's blocks live as long as the result).

@@ -77,6 +77,7 @@ func BenchmarkAverage(b *testing.B) {
 		}
 		rr := recOf(r)
 		rr.raw = append([]byte(nil), rr.raw...)
+		rr.sets = append([]archive.VSet(nil), rr.sets...)
 		recs = append(recs, rr)
 		for i := 0; i < r.NumPMID(); i++ {
 			values += max(int(r.NumVal(i)), 0)

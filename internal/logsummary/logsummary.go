@@ -484,7 +484,8 @@ func (s *summary) pass(fn func(*rec) error, label bool) error {
 // batch is a run of records copied out of the reader's buffer.
 type batch struct {
 	raw  []byte
-	recs []rec // their raw fields point into raw
+	sets []archive.VSet
+	recs []rec // their raw and sets fields point into raw and sets
 	done bool  // the last batch of the pass
 	err  error // with done: the read error that ended the pass, if any
 }
@@ -528,7 +529,7 @@ func (s *summary) readAhead(c *replay.Context, fn func(*rec) error) error {
 			}
 			select {
 			case b = <-free:
-				b.raw, b.recs = b.raw[:0], b.recs[:0]
+				b.raw, b.sets, b.recs = b.raw[:0], b.sets[:0], b.recs[:0]
 			default:
 				b = &batch{raw: make([]byte, 0, size+size/4)}
 			}
@@ -557,6 +558,9 @@ func (s *summary) readAhead(c *replay.Context, fn func(*rec) error) error {
 				start := len(b.raw)
 				b.raw = append(b.raw, rr.raw...)
 				rr.raw = b.raw[start:len(b.raw):len(b.raw)]
+				start = len(b.sets)
+				b.sets = append(b.sets, rr.sets...)
+				rr.sets = b.sets[start:len(b.sets):len(b.sets)]
 			}
 			b.recs = append(b.recs, rr)
 			if len(b.raw) >= size {

@@ -112,134 +112,28 @@ type stats struct {
 	metrics map[pmapi.PMID]*metricStats // nil value: skipped (not numeric)
 	order   []*metricStats
 	slots   []slot // by value set position, see find
-	wrap    int    // PCP_COUNTER_WRAP: -1 not looked up yet, 0 off, 1 on
+	rec     archive.Record
+	wrap    int // PCP_COUNTER_WRAP: -1 not looked up yet, 0 off, 1 on
 }
 
 func newStats(s *summary) *stats {
 	return &stats{s: s, metrics: map[pmapi.PMID]*metricStats{}, wrap: -1}
 }
 
-// valueAt converts the value whose (inst, value) pair starts at byte vp of
-// a record's raw bytes to a double as pmExtractValue does for the metric's
-// type t. The record was validated when it was decoded (archive.Record),
-// so the pair and its block are in range.
-//
-// The block must have the type's size and its type or none. libpcp turns
-// a typed block to host order when it reads it; an untyped one (old
-// archives) is read as it is, in the reference machine's little-endian
-// order.
-func valueAt(t pmapi.Type, insitu bool, raw []byte, vp int) (float64, error) {
-	w := binary.BigEndian.Uint32(raw[vp+4:])
-	if insitu {
-		switch t {
-		case pmapi.Type32:
-			return float64(int32(w)), nil
-		case pmapi.TypeU32:
-			return float64(w), nil
-		case pmapi.TypeFloat:
-			return float64(math.Float32frombits(w)), nil
-		}
-		return 0, pmapi.ErrConv
-	}
-	bp := int(w)*4 - 8
-	h := binary.BigEndian.Uint32(raw[bp:])
-	bt, n := pmapi.Type(h>>24), int(h&0xffffff)-4
-	if bt != t && bt != 0 {
-		return 0, pmapi.ErrConv
-	}
-	b := raw[bp+4 : bp+4+n]
-	var u64 uint64
-	var u32 uint32
-	switch {
-	case n == 8 && bt == 0:
-		u64 = binary.LittleEndian.Uint64(b)
-	case n == 8:
-		u64 = binary.BigEndian.Uint64(b)
-	case n == 4 && bt == 0:
-		u32 = binary.LittleEndian.Uint32(b)
-	case n == 4:
-		u32 = binary.BigEndian.Uint32(b)
-	}
-	switch t {
-	case pmapi.Type64:
-		if n == 8 {
-			return float64(int64(u64)), nil
-		}
-	case pmapi.TypeU64:
-		if n == 8 {
-			return float64(u64), nil
-		}
-	case pmapi.TypeDouble:
-		if n == 8 {
-			return math.Float64frombits(u64), nil
-		}
-	case pmapi.TypeFloat:
-		if n == 4 {
-			return float64(math.Float32frombits(u32)), nil
-		}
-	}
-	return 0, pmapi.ErrConv
-}
-
-// vset is one value set of a record, read from its raw bytes: the
-// record's accessors, without their per-call indexing.
-type vset struct {
-	pmid   pmapi.PMID
-	numval int32
-	insitu bool
-	off    int // byte offset of the first (inst, value) pair
-}
-
-// rec is a data record as the passes see it: its time and its bytes on
-// disk, as archive.Record decoded and validated them (a <mark> has no
-// value sets, and may have no bytes: the mark between two archives of a
-// set is virtual).
+// rec is a data record as the passes see it: its time, its bytes on
+// disk and its value sets, as archive.Record decoded and validated them
+// (a <mark> has no value sets, and may have no bytes: the mark between
+// two archives of a set is virtual).
 type rec struct {
 	stamp   pmapi.Timestamp
 	version int
 	mark    bool
 	raw     []byte
+	sets    []archive.VSet // the record's value sets (archive.Record.VSets)
 }
 
 func recOf(r *archive.Record) rec {
-	return rec{stamp: r.Stamp, version: r.Version, mark: r.IsMark(), raw: r.Raw()}
-}
-
-// vsetWalker walks the value sets of a record in order.
-type vsetWalker struct {
-	raw     []byte
-	p       int
-	numpmid int
-}
-
-func newVsetWalker(r *rec) vsetWalker {
-	p := 16 // length, sec, usec, numpmid
-	if r.version == 3 {
-		p = 20 // length, sec (2 words), nsec, numpmid
-	}
-	return vsetWalker{raw: r.raw, p: p, numpmid: int(binary.BigEndian.Uint32(r.raw[p-4:]))}
-}
-
-// next reads the next value set; the caller calls it numpmid times.
-func (w *vsetWalker) next() vset {
-	raw := w.raw
-	v := vset{
-		pmid:   pmapi.PMID(binary.BigEndian.Uint32(raw[w.p:])),
-		numval: int32(binary.BigEndian.Uint32(raw[w.p+4:])),
-	}
-	w.p += 8
-	if v.numval > 0 {
-		v.insitu = int32(binary.BigEndian.Uint32(raw[w.p:])) == pmapi.ValFmtInsitu
-		w.p += 4
-		v.off = w.p
-		w.p += 8 * int(v.numval)
-	}
-	return v
-}
-
-// inst is the instance of value j.
-func (w *vsetWalker) inst(v *vset, j int) int32 {
-	return int32(binary.BigEndian.Uint32(w.raw[v.off+8*j:]))
+	return rec{stamp: r.Stamp, version: r.Version, mark: r.IsMark(), raw: r.Raw(), sets: r.VSets()}
 }
 
 // diffCache remembers the intervals from the record's time t converted to
@@ -325,7 +219,7 @@ func (st *stats) unwrap(cur, prev float64, t pmapi.Type) float64 {
 
 // newMetric starts the statistics of a metric from its first value set.
 // A value that cannot be extracted is fatal, as in the real tool.
-func (st *stats) newMetric(desc pmapi.Desc, w *vsetWalker, v *vset, t tv) (*metricStats, error) {
+func (st *stats) newMetric(desc pmapi.Desc, r *archive.Record, vs *archive.VSet, t tv) (*metricStats, error) {
 	m := &metricStats{desc: desc}
 	if desc.Sem == pmapi.SemCounter && !st.s.sumflag {
 		u := &m.desc.Units
@@ -344,22 +238,23 @@ func (st *stats) newMetric(desc pmapi.Desc, w *vsetWalker, v *vset, t tv) (*metr
 	} else if desc.Sem == pmapi.SemCounter {
 		m.scale = 1
 	}
-	for j := 0; j < int(v.numval); j++ {
-		if err := st.newInst(m, w, v, j, t); err != nil {
+	for j := 0; j < int(vs.NumVal); j++ {
+		if err := st.newInst(m, r.VSetValue(vs, j), t); err != nil {
 			return nil, err
 		}
 	}
 	return m, nil
 }
 
-// newInst adds the instance of value j of value set vs to m.
-func (st *stats) newInst(m *metricStats, w *vsetWalker, vs *vset, j int, t tv) error {
-	v, err := valueAt(m.desc.Type, vs.insitu, w.raw, vs.off+8*j)
+// newInst adds the instance of value pv to m. (pv is passed by value, as
+// are the values of the passes, so that they stay in registers.)
+func (st *stats) newInst(m *metricStats, pv pmapi.Value, t tv) error {
+	v, err := pv.Float64(m.desc.Type)
 	if err != nil {
 		st.s.pmidErr(m.desc.PMID, "failed to extract value: %s\n", archive.ErrText(err))
 		return err
 	}
-	in := instStats{inst: w.inst(vs, j), lastval: v, firsttime: t, lasttime: t, mintime: t, maxtime: t}
+	in := instStats{inst: pv.Inst, lastval: v, firsttime: t, lasttime: t, mintime: t, maxtime: t}
 	if st.s.nbins > 0 {
 		in.bins = newBinCounts(st.s.nbins)
 	}
@@ -392,10 +287,9 @@ func (st *stats) mark(t tv) {
 // lookupInst finds the instance of value j of value set v in m, as the
 // real tool does: by position first, then by a search. It returns the
 // index, or len(m.insts) for an instance not seen before.
-func lookupInst(m *metricStats, w *vsetWalker, v *vset, j int) int {
+func lookupInst(m *metricStats, id int32, numval int32, j int) int {
 	k := j
-	if v.numval > 1 || m.desc.InDom != pmapi.InDomNull {
-		id := w.inst(v, j)
+	if numval > 1 || m.desc.InDom != pmapi.InDomNull {
 		if k < len(m.insts) && m.insts[k].inst != id {
 			for k = 0; k < len(m.insts); k++ {
 				if m.insts[k].inst == id {
@@ -434,6 +328,12 @@ func (st *stats) find(i int, pmid pmapi.PMID) (*metricStats, bool) {
 	return m, seen
 }
 
+// view makes st.rec a view of r's bytes, for its values.
+func (st *stats) view(r *rec) (*archive.Record, error) {
+	ar := &st.rec
+	return ar, ar.View(r.raw, r.version)
+}
+
 // average is the first pass over one record. A non-nil error is fatal.
 func (st *stats) average(r *rec) error {
 	t := tvOf(r.stamp)
@@ -441,15 +341,18 @@ func (st *stats) average(r *rec) error {
 		st.mark(t)
 		return nil
 	}
-	w := newVsetWalker(r)
+	ar, err := st.view(r)
+	if err != nil {
+		return err
+	}
 	dc := newDiffCache(t)
-	for i := 0; i < w.numpmid; i++ {
-		v := w.next()
-		n := v.numval
+	for i := range r.sets {
+		vs := &r.sets[i]
+		n := vs.NumVal
 		if n == 0 {
 			continue
 		}
-		pmid := v.pmid
+		pmid := vs.PMID
 		if n < 0 {
 			st.s.pmidErr(pmid, "failed in archive value fetch: %s\n", pmapi.Error(n).Error())
 			continue
@@ -465,7 +368,7 @@ func (st *stats) average(r *rec) error {
 				st.metrics[pmid] = nil
 				continue
 			}
-			m, err := st.newMetric(*desc, &w, &v, t)
+			m, err := st.newMetric(*desc, ar, vs, t)
 			if err != nil {
 				return err
 			}
@@ -476,57 +379,55 @@ func (st *stats) average(r *rec) error {
 		if m == nil {
 			continue
 		}
-		if err := st.values(m, &w, &v, t, &dc); err != nil {
+		if err := st.values(m, ar, vs, t, &dc); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// values is the first pass over value set v of a metric already seen.
-func (st *stats) values(m *metricStats, w *vsetWalker, v *vset, t tv, dc *diffCache) error {
+// values is the first pass over value set vs of a metric already seen.
+func (st *stats) values(m *metricStats, r *archive.Record, vs *archive.VSet, t tv, dc *diffCache) error {
 	typ := m.desc.Type
 	counter := m.desc.Sem == pmapi.SemCounter
 	// lookupInst, in line: by position alone for one value of a singular
 	// metric
-	byPos := v.numval == 1 && m.desc.InDom == pmapi.InDomNull
-	raw := w.raw
-	for j := 0; j < int(v.numval); j++ {
-		vp := v.off + 8*j
+	byPos := vs.NumVal == 1 && m.desc.InDom == pmapi.InDomNull
+	var v pmapi.Value
+	for j := 0; j < int(vs.NumVal); j++ {
+		r.LoadValue(vs, j, &v)
 		k := j
 		if !byPos {
-			id := int32(binary.BigEndian.Uint32(raw[vp:]))
 			if k >= len(m.insts) {
 				k = len(m.insts)
-			} else if m.insts[k].inst != id {
+			} else if m.insts[k].inst != v.Inst {
 				for k = 0; k < len(m.insts); k++ {
-					if m.insts[k].inst == id {
+					if m.insts[k].inst == v.Inst {
 						break
 					}
 				}
 			}
 		}
 		if k == len(m.insts) {
-			if err := st.newInst(m, w, v, j, t); err != nil {
+			if err := st.newInst(m, v, t); err != nil {
 				return err
 			}
 			continue
 		}
 		in := &m.insts[k]
-		// valueAt, in line for the common cases: 32-bit values in the
+		// extract, in line for the common cases: 32-bit values in the
 		// pair, 64-bit ones in a block of their type
 		var val float64
-		word := binary.BigEndian.Uint32(raw[vp+4:])
 		ok := false
-		if v.insitu {
+		if v.Block == nil {
 			switch typ {
 			case pmapi.TypeU32:
-				val, ok = float64(word), true
+				val, ok = float64(uint32(v.Insitu)), true
 			case pmapi.Type32:
-				val, ok = float64(int32(word)), true
+				val, ok = float64(v.Insitu), true
 			}
-		} else if bp := int(word)*4 - 8; binary.BigEndian.Uint32(raw[bp:]) == uint32(typ)<<24|12 {
-			u := binary.BigEndian.Uint64(raw[bp+4 : bp+12])
+		} else if v.BlockType == typ && len(v.Block) == 8 {
+			u := binary.BigEndian.Uint64(v.Block)
 			switch typ {
 			case pmapi.TypeU64:
 				val, ok = float64(u), true
@@ -538,9 +439,8 @@ func (st *stats) values(m *metricStats, w *vsetWalker, v *vset, t tv, dc *diffCa
 		}
 		if !ok {
 			var err error
-			val, err = valueAt(typ, v.insitu, raw, vp)
-			if err != nil {
-				st.s.pmidErr(v.pmid, "failed to extract value: %s\n", archive.ErrText(err))
+			if val, err = v.Float64(typ); err != nil {
+				st.s.pmidErr(vs.PMID, "failed to extract value: %s\n", archive.ErrText(err))
 				continue
 			}
 		}
@@ -636,15 +536,18 @@ func (st *stats) binning(r *rec) {
 		return
 	}
 	nb := st.s.nbins
-	w := newVsetWalker(r)
+	ar, err := st.view(r)
+	if err != nil {
+		return
+	}
 	dc := newDiffCache(t)
-	for i := 0; i < w.numpmid; i++ {
-		v := w.next()
-		n := v.numval
+	for i := range r.sets {
+		vs := &r.sets[i]
+		n := vs.NumVal
 		if n == 0 {
 			continue
 		}
-		pmid := v.pmid
+		pmid := vs.PMID
 		if n < 0 {
 			st.s.pmidErr(pmid, "failed in 2nd pass archive fetch: %s\n", pmapi.Error(n).Error())
 			continue
@@ -653,14 +556,16 @@ func (st *stats) binning(r *rec) {
 		if m == nil {
 			continue
 		}
+		var v pmapi.Value
 		for j := 0; j < int(n); j++ {
-			k := lookupInst(m, &w, &v, j)
+			ar.LoadValue(vs, j, &v)
+			k := lookupInst(m, v.Inst, n, j)
 			if k == len(m.insts) {
 				st.s.pmidErr(pmid, "ignoring new instance found on second pass\n")
 				continue
 			}
 			in := &m.insts[k]
-			val, err := valueAt(m.desc.Type, v.insitu, w.raw, v.off+8*j)
+			val, err := v.Float64(m.desc.Type)
 			if err != nil {
 				st.s.pmidErr(pmid, "failed to extract value: %s\n", archive.ErrText(err))
 				continue

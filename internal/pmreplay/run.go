@@ -1,7 +1,6 @@
 package pmreplay
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -178,8 +177,8 @@ func (r *report) convert(m *metric, k int, v *pmapi.Value, res *pmapi.Result) va
 		}
 		return value{ok: true, kind: 's', s: string(b)}
 	}
-	x, ok := extract(typ, v)
-	if !ok {
+	x, err := v.Float64(typ)
+	if err != nil {
 		return value{}
 	}
 	if m.rate {
@@ -200,8 +199,8 @@ func (r *report) convert(m *metric, k int, v *pmapi.Value, res *pmapi.Result) va
 		if p == nil {
 			return value{}
 		}
-		px, ok := extract(typ, p)
-		if !ok {
+		px, err := p.Float64(typ)
+		if err != nil {
 			return value{}
 		}
 		dt := pcptime.Sub(res.Timestamp, r.prev.Timestamp)
@@ -238,12 +237,12 @@ func (r *report) convert(m *metric, k int, v *pmapi.Value, res *pmapi.Result) va
 		if len(v.Block) < 8 {
 			return value{}
 		}
-		return value{ok: true, kind: 'i', i: int64(host64(v))}
+		return value{ok: true, kind: 'i', i: int64(v.HostUint64())}
 	case pmapi.TypeU64:
 		if len(v.Block) < 8 {
 			return value{}
 		}
-		return value{ok: true, kind: 'u', u: host64(v)}
+		return value{ok: true, kind: 'u', u: v.HostUint64()}
 	}
 	return value{ok: true, kind: 'f', f: x}
 }
@@ -289,48 +288,6 @@ func toUint64(x float64) uint64 {
 		return uint64(int64(x-9223372036854775808)) ^ (1 << 63)
 	}
 	return uint64(int64(x))
-}
-
-// extract is pmExtractValue to a double.
-func extract(typ pmapi.Type, v *pmapi.Value) (float64, bool) {
-	switch typ {
-	case pmapi.Type32:
-		if v.Block == nil {
-			return float64(v.Insitu), true
-		}
-	case pmapi.TypeU32:
-		if v.Block == nil {
-			return float64(uint32(v.Insitu)), true
-		}
-	case pmapi.TypeFloat:
-		if v.Block == nil {
-			return float64(math.Float32frombits(uint32(v.Insitu))), true
-		}
-		if len(v.Block) >= 4 {
-			return float64(math.Float32frombits(binary.BigEndian.Uint32(v.Block))), true
-		}
-	case pmapi.Type64:
-		if len(v.Block) >= 8 {
-			return float64(int64(host64(v))), true
-		}
-	case pmapi.TypeU64:
-		if len(v.Block) >= 8 {
-			return float64(host64(v)), true
-		}
-	case pmapi.TypeDouble:
-		if len(v.Block) >= 8 {
-			return math.Float64frombits(host64(v)), true
-		}
-	}
-	return 0, false
-}
-
-func host64(v *pmapi.Value) uint64 {
-	switch v.BlockType {
-	case pmapi.Type64, pmapi.TypeU64, pmapi.TypeDouble:
-		return binary.BigEndian.Uint64(v.Block)
-	}
-	return binary.LittleEndian.Uint64(v.Block)
 }
 
 // csvLine is one line of pmrep's CSV: the time in seconds, then each

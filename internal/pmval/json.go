@@ -172,17 +172,21 @@ func (t *tool) jsonVals(ts pmapi.Timestamp, vs *pmapi.ValueSet) {
 		if j < 0 {
 			return missing
 		}
-		return t.jsonValue(&vs.Values[j])
+		j0 := j
+		if t.desc.InDom == pmapi.InDomNull {
+			j0 = -1 // printvals' message has no index
+		}
+		return t.jsonValue(&vs.Values[j], j0)
 	})
 	t.jsonEmit(&s)
 }
 
 // jsonValue is a value as JSON: numeric types as numbers (integers
 // exactly), strings as strings, anything else as pmPrintValue's text.
-func (t *tool) jsonValue(v *pmapi.Value) jsonValue {
+func (t *tool) jsonValue(v *pmapi.Value, j int) jsonValue {
 	switch t.desc.Type {
 	case pmapi.TypeFloat, pmapi.TypeDouble:
-		return jsonReal(t.extract(v), false)
+		return jsonReal(t.extract(v, "printvals", j, nil), false)
 	case pmapi.Type32, pmapi.TypeU32, pmapi.Type64, pmapi.TypeU64:
 		if v.Block == nil || isTyped(t.desc.Type, v) {
 			return jsonValue{Value: json.Number(pmapi.AppendValue(nil, t.desc.Type, v))}
@@ -234,7 +238,7 @@ func (t *tool) jsonRates(cur *pmapi.ValueSet, curStamp pmapi.Timestamp, prev *pm
 		if k < 0 {
 			return missing
 		}
-		return jsonReal(t.rate(&cur.Values[j], &prev.Values[k], delta), true)
+		return jsonReal(t.rate(&cur.Values[j], &prev.Values[k], delta, nil), true)
 	})
 	t.jsonEmit(&s)
 }

@@ -490,36 +490,45 @@ func (t *tool) setMode() {
 	}
 }
 
+// fetchArchive is -U's fetch: pmFetchArchive until a record holds the
+// metric, or is a <mark>. The record comes as a Result of the metric's
+// value set alone: the others are passed over, not copied.
+func (t *tool) fetchArchive() (*pmapi.Result, error) {
+	for {
+		r, err := t.c.FetchRecord()
+		if err != nil {
+			return nil, err
+		}
+		if r.IsMark() {
+			return &pmapi.Result{Timestamp: r.Stamp}, nil
+		}
+		for i := 0; i < r.NumPMID(); i++ {
+			if r.PMID(i) != t.pmid {
+				continue
+			}
+			vs := r.ValueSet(i)
+			if vs.ValFmt == pmapi.ValFmtSptr {
+				vs.ValFmt = pmapi.ValFmtDptr // as pmFetchArchive gives it
+			}
+			return &pmapi.Result{Timestamp: r.Stamp, VSets: []pmapi.ValueSet{vs}}, nil
+		}
+	}
+}
+
 // getvals fetches the next value set; it returns it (with the result's
 // time), or ok false when there is no value to report (having printed
 // why), or end true past the end of the window.
 func (t *tool) getvals() (vs *pmapi.ValueSet, stamp pmapi.Timestamp, ok, end bool) {
 	var res *pmapi.Result
 	var err error
-	idx := 0
 	if t.rawArc {
-		for {
-			res, err = t.c.FetchArchive()
-			if err != nil {
-				break
-			}
-			if res.IsMark() {
-				t.jsonMark(res.Timestamp)
-				t.timestamp(res.Timestamp)
-				t.out.WriteString("  Archive logging suspended\n")
-				t.reporting = false
-				return nil, stamp, false, false
-			}
-			idx = -1
-			for i := range res.VSets {
-				if res.VSets[i].PMID == t.pmid {
-					idx = i
-					break
-				}
-			}
-			if idx >= 0 {
-				break
-			}
+		res, err = t.fetchArchive()
+		if err == nil && res.IsMark() {
+			t.jsonMark(res.Timestamp)
+			t.timestamp(res.Timestamp)
+			t.out.WriteString("  Archive logging suspended\n")
+			t.reporting = false
+			return nil, stamp, false, false
 		}
 	} else if t.live != nil {
 		res, err = t.live.fetch(t.pmid)
@@ -544,7 +553,7 @@ func (t *tool) getvals() (vs *pmapi.ValueSet, stamp pmapi.Timestamp, ok, end boo
 		t.o.reverse && realTime(res.Timestamp) < realTime(t.finish)) {
 		return nil, stamp, false, true
 	}
-	v := &res.VSets[idx]
+	v := &res.VSets[0]
 	switch {
 	case v.NumVal == 0:
 		t.stampSep(res.Timestamp)

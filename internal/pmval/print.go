@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/getopt"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
@@ -357,55 +358,21 @@ func formatE(v float64, prec int) string {
 	return strconv.FormatFloat(v, 'E', prec, 64)
 }
 
-// extract converts a value to a double as pmExtractValue does.
-func (t *tool) extract(v *pmapi.Value) float64 {
-	switch t.desc.Type {
-	case pmapi.Type32:
-		if v.Block == nil {
-			return float64(v.Insitu)
+// extract is pmExtractValue of v to a double (pmapi.Value.Float64). Where
+// that fails, pmval stops as the real one does: after what it printed
+// (partial: the line so far, still to be written), with the function that
+// asked (fn) and, if it is not negative, the value's index j in the
+// message.
+func (t *tool) extract(v *pmapi.Value, fn string, j int, partial []byte) float64 {
+	x, err := v.Float64(t.desc.Type)
+	if err != nil {
+		t.out.Write(partial)
+		if j >= 0 {
+			fn = fmt.Sprintf("%s[%d]", fn, j)
 		}
-	case pmapi.TypeU32:
-		if v.Block == nil {
-			return float64(uint32(v.Insitu))
-		}
-	case pmapi.TypeFloat:
-		if v.Block == nil {
-			return float64(math.Float32frombits(uint32(v.Insitu)))
-		}
-		if len(v.Block) >= 4 {
-			return float64(math.Float32frombits(host32(v)))
-		}
-	case pmapi.Type64:
-		if len(v.Block) >= 8 {
-			return float64(int64(host64(v)))
-		}
-	case pmapi.TypeU64:
-		if len(v.Block) >= 8 {
-			return float64(host64(v))
-		}
-	case pmapi.TypeDouble:
-		if len(v.Block) >= 8 {
-			return math.Float64frombits(host64(v))
-		}
+		t.fail("pmval:%s pmExtractValue: %s\n", fn, archive.ErrText(err))
 	}
-	return 0
-}
-
-// host64 and host32 read a value block's leading bytes as libpcp holds
-// them in memory (numeric blocks swapped to host order by their type).
-func host64(v *pmapi.Value) uint64 {
-	switch v.BlockType {
-	case pmapi.Type64, pmapi.TypeU64, pmapi.TypeDouble:
-		return binary.BigEndian.Uint64(v.Block)
-	}
-	return binary.LittleEndian.Uint64(v.Block)
-}
-
-func host32(v *pmapi.Value) uint32 {
-	if v.BlockType == pmapi.TypeFloat {
-		return binary.BigEndian.Uint32(v.Block)
-	}
-	return binary.LittleEndian.Uint32(v.Block)
+	return x
 }
 
 // printValue is pmPrintValue with a minimum width.
@@ -459,16 +426,18 @@ func dumpFirst(s string) (string, string) {
 // printVals prints the values of one fetch.
 func (t *tool) printVals(vs *pmapi.ValueSet) {
 	doReal := t.desc.Type == pmapi.TypeFloat || t.desc.Type == pmapi.TypeDouble
-	one := func(v *pmapi.Value, width int) {
+	// one prints value j (j -1: the value of a singular metric)
+	one := func(j int, width int) {
+		v := &vs.Values[max(j, 0)]
 		if doReal {
-			t.printReal(t.extract(v), t.desc.Sem, width)
+			t.printReal(t.extract(v, "printvals", j, nil), t.desc.Sem, width)
 		} else {
 			t.printValue(v, width)
 		}
 	}
 	if t.desc.InDom == pmapi.InDomNull {
 		if vs.NumVal == 1 {
-			one(&vs.Values[0], t.cols)
+			one(-1, t.cols)
 		} else {
 			t.writePaddedString("?", t.cols)
 		}
@@ -478,7 +447,7 @@ func (t *tool) printVals(vs *pmapi.ValueSet) {
 	for _, p := range t.pairs {
 		found := false
 		if j := findInst(vs.Values, p.id); j >= 0 {
-			one(&vs.Values[j], t.cols)
+			one(j, t.cols)
 			found = true
 		}
 		if !found {
@@ -490,7 +459,7 @@ func (t *tool) printVals(vs *pmapi.ValueSet) {
 	for j := range vs.Values {
 		if t.iall && !t.known(vs.Values[j].Inst) {
 			t.out.WriteString("Warning: value=")
-			one(&vs.Values[j], 1)
+			one(j, 1)
 			fmt.Fprintf(t.out, ", but instance=%d is unknown\n", vs.Values[j].Inst)
 		}
 	}
@@ -539,17 +508,19 @@ func cmpInst(a, b pmapi.Value) int { return cmp.Compare(a.Inst, b.Inst) }
 
 // printRate prints the rate between two values of a counter.
 func (t *tool) printRate(cur, prev *pmapi.Value, delta float64, width int) {
-	t.printReal(t.rate(cur, prev, delta), pmapi.SemCounter, width)
+	t.printReal(t.rate(cur, prev, delta, nil), pmapi.SemCounter, width)
 }
 
-// rate is the rate of a counter between two values delta seconds apart.
-// With --reverse the current value is the earlier one: the rate is still
-// taken from the earlier value to the later.
-func (t *tool) rate(cur, prev *pmapi.Value, delta float64) float64 {
+// rate is the rate of a counter between two values delta seconds apart
+// (partial: the line printed so far, for extract). With --reverse the
+// current value is the earlier one: the rate is still taken from the
+// earlier value to the later.
+func (t *tool) rate(cur, prev *pmapi.Value, delta float64, partial []byte) float64 {
 	if t.o.reverse {
 		cur, prev, delta = prev, cur, -delta
 	}
-	v := t.extract(cur) - t.extract(prev)
+	// (the real pmval's names)
+	v := t.extract(cur, "printrate prev", -1, partial) - t.extract(prev, "printrate this", -1, partial)
 	if v < 0 && t.counterWrap() {
 		switch t.desc.Type {
 		case pmapi.Type32, pmapi.TypeU32:
@@ -622,7 +593,7 @@ func (t *tool) printRates(cur *pmapi.ValueSet, curStamp pmapi.Timestamp, prev *p
 			}
 		}
 		if j >= 0 && k >= 0 {
-			b = appendReal(b, t.rate(&cur.Values[j], &prev.Values[k], delta), pmapi.SemCounter, t.cols, fixed)
+			b = appendReal(b, t.rate(&cur.Values[j], &prev.Values[k], delta, b), pmapi.SemCounter, t.cols, fixed)
 		} else {
 			b = appendPad(b, "?", t.cols)
 		}

@@ -107,7 +107,7 @@ func libraryReverse(t *testing.T, a, m string, from, to pmapi.Timestamp, ms int6
 				if j < 0 {
 					return missing
 				}
-				return tl.jsonValue(&vs.Values[j])
+				return tl.jsonValue(&vs.Values[j], j)
 			})
 		}
 		b := normJSON(struct {
