@@ -36,14 +36,12 @@ func NewDerivedSource(src source.Source, reg *derive.Registry) *DerivedSource {
 }
 
 // LoadDerived reads derived metric definitions as libpcp does at start-up
-// ($PCP_DERIVED_CONFIG: unreadable parts skipped) and from --derived
-// FILE (an error), with event.flags and event.missed first, so the
-// configured metrics start at 511.0.3. The language is that of the PCP
-// version pcpkit behaves as (derive.ProcessDialect). Messages go to w.
-func LoadDerived(env, file string, w io.Writer) (*derive.Registry, int, error) {
-	reg := derive.NewRegistry(derive.ProcessDialect())
-	reg.RegisterEventMetrics()
-	reg.LoadEnvConfig(env, w)
+// (spec: derive.StartupSpec's, unreadable parts skipped) and from
+// --derived FILE (an error), with event.flags and event.missed first, so
+// the configured metrics start at 511.0.3. The language is that of the
+// PCP version pcpkit behaves as (derive.ProcessDialect). Messages go to w.
+func LoadDerived(spec, file string, w io.Writer) (*derive.Registry, int, error) {
+	reg := derive.NewSpecRegistry(spec, w)
 	if file != "" {
 		if _, err := reg.LoadConfig(file, w); err != nil {
 			return nil, 0, err
@@ -172,12 +170,30 @@ func (d *DerivedSource) Labels(typ uint32, ident uint32) ([]archive.LabelSet, er
 	return d.Source.Labels(typ, ident)
 }
 
-// Text: derived metrics have no help text.
+// Text is a derived metric's own help text, as the real pmlogger asks
+// for it (PM_TEXT_DIRECT: a missing help text is not replaced by the
+// one-line one). The ident is the PMID the metric is logged under
+// (511.(2048|c).i) or its live one.
 func (d *DerivedSource) Text(typ uint32, ident uint32) (string, error) {
-	if typ&archive.TextPMID != 0 && d.derived(pmapi.PMID(ident)) {
+	pmid := pmapi.PMID(ident)
+	if typ&archive.TextPMID == 0 || pmid == pmapi.PMIDNull || pmid.Domain() != derive.DomainDerived {
+		return d.Source.Text(typ, ident)
+	}
+	if derive.IsRemapped(pmid) {
+		pmid = pmapi.NewPMID(pmid.Domain(), pmid.Cluster()&^2048, pmid.Item())
+	}
+	m, ok := d.reg.LookupPMID(pmid)
+	if !ok {
 		return "", pmapi.ErrText
 	}
-	return d.Source.Text(typ, ident)
+	text, help := m.Texts()
+	if typ&archive.TextHelp != 0 {
+		text = help
+	}
+	if text == "" {
+		return "", pmapi.ErrText
+	}
+	return text, nil
 }
 
 // Fetch fetches pmids with the operands of the derived ones, and

@@ -1324,7 +1324,9 @@ func (l *Logger) manageLabels(desc pmapi.Desc, stamp pmapi.Timestamp, onlyInstan
 }
 
 // manageText writes help text: one-line for the PMID and the indom,
-// then long help for both, each once.
+// then long help for both, each once; a derived metric's own again with
+// each of its descriptors (the real pmlogger looks them up under the
+// live PMID, as it does descriptors: see meta).
 func (l *Logger) manageText(desc pmapi.Desc) error {
 	var keys [4]textKey
 	for _, k := range textKeys(desc, &keys) {
@@ -1335,7 +1337,7 @@ func (l *Logger) manageText(desc pmapi.Desc) error {
 		if err != nil {
 			continue
 		}
-		l.texts[k] = true
+		l.texts[k] = k.typ&archive.TextPMID == 0 || !derive.IsRemapped(pmapi.PMID(k.ident))
 		if err := l.w.PutText(&archive.HelpText{Type: k.typ, Ident: k.ident, Text: text}); err != nil {
 			return l.writeErr(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/pcpkit/pcpkit/derive"
 	"github.com/pcpkit/pcpkit/internal/cnum"
 	"github.com/pcpkit/pcpkit/internal/getopt"
 	"github.com/pcpkit/pcpkit/internal/logctl"
@@ -377,8 +378,11 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return finished(1)
 	}
 	defer src.Close()
-	if env := os.Getenv("PCP_DERIVED_CONFIG"); env != "" || o.derived != "" {
-		reg, _, err := LoadDerived(env, o.derived, log)
+	// The system's derived metrics ($PCP_DERIVED_CONFIG, or
+	// $PCP_VAR_DIR/config/derived when it is unset), as libpcp loads
+	// them, then --derived's.
+	if spec := derive.StartupSpec(); spec != "" || o.derived != "" {
+		reg, _, err := LoadDerived(spec, o.derived, log)
 		if err != nil {
 			fmt.Fprintf(log, "pmlogger: cannot load derived metrics from \"%s\": %s\n", o.derived, strerr(err))
 			return finished(1)
