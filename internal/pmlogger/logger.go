@@ -89,7 +89,10 @@ type Options struct {
 	Log      io.Writer     // the log file (nil: discard)
 	Zone     *pcptime.Zone // the time zone of the log's times (nil: local)
 	Now      func() time.Time
-	Signals  <-chan os.Signal  // SIGHUP: new volume; SIGINT/SIGTERM: stop
+	Signals  <-chan os.Signal // SIGHUP: new volume; SIGINT/SIGTERM: stop
+	// Alive, when not nil, is asked after each wake-up: false stops
+	// the recording (-p PID: the process has exited).
+	Alive    func() bool
 	Progress func(records int) // called after each data record is written (tests)
 
 	// Backoff is the wait before each attempt to reconnect a lost
@@ -124,9 +127,10 @@ type LogState struct {
 
 // Exit reasons, as the log file names them.
 const (
-	ReasonSamples = "Sample limit reached"
-	ReasonBytes   = "Byte limit reached"
-	ReasonTime    = "End of run time"
+	ReasonSamples  = "Sample limit reached"
+	ReasonBytes    = "Byte limit reached"
+	ReasonTime     = "End of run time"
+	ReasonVanished = "process from -p has vanished"
 )
 
 // ErrExists is wrapped by Run's error when the archive exists.
@@ -611,6 +615,10 @@ func (l *Logger) loop() error {
 				}
 				continue
 			}
+		}
+		if l.o.Alive != nil && !l.o.Alive() {
+			l.stop = ReasonVanished
+			return nil
 		}
 		if !endAt.IsZero() && !now.Before(endAt) {
 			l.stop = ReasonTime

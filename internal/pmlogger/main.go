@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"os/signal"
@@ -160,6 +161,9 @@ type cliOptions struct {
 	writeLag                         time.Duration // --write-lag
 	note                             string        // -m: the map file's note
 	primary                          bool          // -P
+	linger                           bool          // -L
+	notify                           bool          // -N
+	pid                              int           // -p (0: none)
 	version                          int
 	interval                         time.Duration
 	end, vol                         Limit
@@ -221,6 +225,11 @@ func (o *cliOptions) parse(args []string, stderr, pending *strings.Builder) []st
 		}
 	}
 	o.interval = 60 * time.Second
+	if v, ok := os.LookupEnv("PMLOGGER_INTERVAL"); ok {
+		// atoi(3): whole seconds, 0 for what is not a number
+		n, _ := cnum.Strtol(v)
+		o.interval = time.Duration(int32(n)) * time.Second
+	}
 	evs, operands := getopt.ParseEvents(args, shortOpts, longOpts)
 	for _, ev := range evs {
 		if ev.Err != "" {
@@ -282,6 +291,22 @@ func (o *cliOptions) parse(args []string, stderr, pending *strings.Builder) []st
 			o.note = arg
 		case 'P':
 			o.primary = true
+		case 'L':
+			o.linger = true
+		case 'N':
+			o.notify = true
+		case 'p':
+			n, k := cnum.Strtol(arg)
+			switch {
+			case k != len(arg):
+				fmt.Fprintf(pending, "pmlogger: invalid process identifier (%s)\n", arg)
+				o.errors++
+			case !processExists(int(int32(n))):
+				fmt.Fprintf(pending, "pmlogger: PID error - no such process (%d)\n", int32(n))
+				o.errors++
+			default:
+				o.pid = int(int32(n))
+			}
 		case '?':
 			o.errors++
 		case optBuiltin:
@@ -297,7 +322,7 @@ func (o *cliOptions) parse(args []string, stderr, pending *strings.Builder) []st
 				o.errors++
 			}
 		default:
-			// -D -f -I -K -L -n -N -o -p -u -U: accepted; see
+			// -D -f -I -K -n -o -u -U: accepted; see
 			// docs/pmlogger.md for what pcpkit does with them.
 		}
 	}
@@ -438,6 +463,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		primary = "primary "
 	}
 	fmt.Fprintf(log, "Starting %slogger for host \"%s\" via \"%s\"\n", primary, labelHost, via)
+	if len(cfg.Statements) == 0 && !o.primary && !o.linger {
+		fmt.Fprintf(log, "Nothing to log, and not the primary logger instance ... good-bye\n")
+		return finished(1)
+	}
 
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGPIPE)
@@ -474,9 +503,26 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		opts.Progress = func(n int) { fmt.Fprintf(stdout, "%d\n", n) }
 	}
 	if o.finishSet {
-		if t, ok := finishTime(o.finish, zone); ok {
-			opts.EndTime = t
+		t, perr := finishTime(o.finish, zone)
+		if perr != nil {
+			// The real tool parses -T once the archive's files are
+			// created (still empty).
+			if err := createEmpty(opts.Archive); err != nil {
+				var pe *os.PathError
+				if errors.As(err, &pe) && errors.Is(err, os.ErrExist) {
+					fmt.Fprintf(log, "%v\n", &existsError{path: pe.Path, host: labelHost, base: opts.Archive})
+				} else {
+					fmt.Fprintf(log, "%s\n", createMessage(err, labelHost, opts.Archive))
+				}
+				return finished(1)
+			}
+			fmt.Fprintf(log, "pmlogger: illegal -T argument\n%s", perr.Message())
+			return finished(1)
 		}
+		opts.EndTime = t
+	}
+	if o.pid != 0 {
+		opts.Alive = func() bool { return processExists(o.pid) }
 	}
 	lg, err := New(opts)
 	if err != nil {
@@ -497,6 +543,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return finished(1)
 	}
 	fmt.Fprintf(log, "Archive basename: %s\n", opts.Archive)
+	if o.notify {
+		notifyServiceManager(fmt.Sprintf("READY=1\nMAINPID=%d", pid))
+		defer notifyServiceManager("STOPPING=1")
+	}
 	stats, err := lg.Run()
 	if err != nil {
 		fmt.Fprintf(log, "%v\n", err)
@@ -627,20 +677,66 @@ func sourceZone(src source.Source) (tz, zi string) {
 	return tz, zi
 }
 
-// finishTime is the -T time: an interval from now, or a pmParseTimeWindow
-// end. An invalid -T is ignored, as pmlogger 6.0.3 ignores it.
-func finishTime(spec string, zone *pcptime.Zone) (time.Time, bool) {
+// finishTime is the -T time, as pmlogger parses it (__pmParseTime from
+// now, with the end of time as the end): an interval from now, or a
+// time; the error is the parser's. A "-" form is taken by libpcp as a
+// date (getdate(3): "-5sec" is 5 seconds ago), which is in the past:
+// the run ends at once.
+func finishTime(spec string, zone *pcptime.Zone) (time.Time, *pcptime.ParseError) {
 	now := time.Now()
-	if sec, nsec, _, err := pcptime.ParseInterval(strings.TrimPrefix(spec, "+")); err == nil {
-		return now.Add(time.Duration(sec)*time.Second + time.Duration(nsec)), true
+	start := pmapi.Timestamp{Sec: now.Unix()}
+	end := pmapi.Timestamp{Sec: math.MaxInt32}
+	if t := strings.TrimLeft(spec, " \t\n\v\f\r"); strings.HasPrefix(t, "-") {
+		if _, _, perr := pcptime.ParseWindow("", "@"+t, "", "", start, end, zone); perr != nil {
+			return time.Time{}, perr
+		}
+		return now, nil
 	}
-	start := pmapi.Timestamp{Sec: now.Unix(), Nsec: int32(now.Nanosecond())}
-	end := pmapi.Timestamp{Sec: now.Unix() + 100*365*86400}
 	w, _, perr := pcptime.ParseWindow("", spec, "", "", start, end, zone)
 	if perr != nil {
-		return time.Time{}, false
+		return time.Time{}, perr
 	}
-	return time.Unix(w.End.Sec, int64(w.End.Nsec)), true
+	// (the timer is set for the time from then, from now)
+	return now.Add(time.Duration(w.End.Sec-start.Sec)*time.Second + time.Duration(w.End.Nsec)), nil
+}
+
+// createEmpty creates the files of an archive, empty, as __pmLogCreate
+// leaves them until the first record.
+func createEmpty(base string) error {
+	for _, suffix := range []string{".index", ".meta", ".0"} {
+		f, err := os.OpenFile(base+suffix, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return err
+		}
+		f.Close()
+	}
+	return nil
+}
+
+// processExists is libpcp's __pmProcessExists: kill(pid, 0) succeeds,
+// or fails only for want of permission.
+func processExists(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// notifyServiceManager sends msg to systemd's $NOTIFY_SOCKET (a unix
+// datagram socket; "@" starts an abstract name), as sd_notify does;
+// nothing when it is not set.
+func notifyServiceManager(msg string) {
+	path := os.Getenv("NOTIFY_SOCKET")
+	if path == "" {
+		return
+	}
+	if path[0] == '@' {
+		path = "\x00" + path[1:]
+	}
+	c, err := net.DialUnix("unixgram", nil, &net.UnixAddr{Name: path, Net: "unixgram"})
+	if err != nil {
+		return
+	}
+	c.Write([]byte(msg))
+	c.Close()
 }
 
 func localHost() string {
