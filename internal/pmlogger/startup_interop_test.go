@@ -2,12 +2,19 @@ package pmlogger
 
 import (
 	"bytes"
+	"fmt"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pcpkit/pcpkit/internal/testenv"
+	"github.com/pcpkit/pcpkit/pmapi"
 )
 
 // sideBySide runs the real pmlogger and pcpkit's with the same arguments
@@ -110,6 +117,228 @@ func TestInteropPmvalSystemDerived(t *testing.T) {
 		}
 		if string(ro) != string(po) || string(re) != string(pe) || rrc != prc {
 			t.Errorf("pmval %s differs\nreal (rc %d):\n%s%s\npcpkit (rc %d):\n%s%s", metric, rrc, ro, re, prc, po, pe)
+		}
+	}
+}
+
+// archiveSizes lists the sizes of an archive's three files ("-" for one
+// that is not there).
+func archiveSizes(base string) string {
+	var out []string
+	for _, suffix := range []string{".0", ".meta", ".index"} {
+		fi, err := os.Stat(base + suffix)
+		if err != nil {
+			out = append(out, "-")
+			continue
+		}
+		out = append(out, strconv.FormatInt(fi.Size(), 10))
+	}
+	return strings.Join(out, " ")
+}
+
+// TestInteropFinishArgument: a -T that does not parse stops the real
+// pmlogger, after it created the archive's files (left empty), with the
+// parser's message and exit status 1; a "-" interval ends the run at
+// once.
+func TestInteropFinishArgument(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	needPMCD(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "k.config")
+	os.WriteFile(cfg, []byte("log mandatory on 1sec { kernel.all.load }\n"), 0o644)
+	for _, tc := range []struct {
+		arg string
+		rc  int
+	}{{"xyz", 1}, {"-5", 1}, {"-5s", 1}, {"@garbage", 1}, {"-5sec", 0}, {"-10min", 0}} {
+		sub := filepath.Join(dir, tc.arg)
+		os.Mkdir(sub, 0o755)
+		runs := sideBySide(t, sub, testenv.RealEnv(), "-c", cfg, "-T", tc.arg, "-l", "BASE.log", "BASE")
+		r, p := runs["real"], runs["pcpkit"]
+		if r.rc != tc.rc {
+			t.Fatalf("-T %q: the real pmlogger's rc is %d, not %d:\n%s", tc.arg, r.rc, tc.rc, r.log)
+		}
+		if p.rc != r.rc || p.log != r.log {
+			t.Errorf("-T %q:\nreal rc %d:\n%s\npcpkit rc %d:\n%s", tc.arg, r.rc, r.log, p.rc, p.log)
+		}
+		if tc.rc != 0 {
+			if rs, ps := archiveSizes(r.base), archiveSizes(p.base); rs != ps {
+				t.Errorf("-T %q: archive file sizes: real %s, pcpkit %s", tc.arg, rs, ps)
+			}
+		}
+	}
+}
+
+// TestInteropNothingToLog: a configuration without a logging statement
+// stops pmlogger (not primary, no -L) before it creates the archive; with
+// -L it runs.
+func TestInteropNothingToLog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	needPMCD(t)
+	dir := t.TempDir()
+	for i, text := range []string{"", "# only a comment\n\n"} {
+		cfg := filepath.Join(dir, fmt.Sprintf("empty%d.config", i))
+		os.WriteFile(cfg, []byte(text), 0o644)
+		sub := filepath.Join(dir, fmt.Sprint(i))
+		os.Mkdir(sub, 0o755)
+		runs := sideBySide(t, sub, testenv.RealEnv(), "-c", cfg, "-l", "BASE.log", "BASE")
+		r, p := runs["real"], runs["pcpkit"]
+		if r.rc != 1 || !strings.Contains(r.log, "Nothing to log, and not the primary logger instance ... good-bye\n") {
+			t.Fatalf("config %q: the real pmlogger: rc %d:\n%s", text, r.rc, r.log)
+		}
+		if p.rc != r.rc || p.log != r.log {
+			t.Errorf("config %q:\nreal rc %d:\n%s\npcpkit rc %d:\n%s", text, r.rc, r.log, p.rc, p.log)
+		}
+		if rs, ps := archiveSizes(r.base), archiveSizes(p.base); rs != "- - -" || ps != rs {
+			t.Errorf("config %q: archive file sizes: real %s, pcpkit %s", text, rs, ps)
+		}
+		// -L: it lingers (until -T ends it).
+		runs = sideBySide(t, sub, testenv.RealEnv(), "-L", "-T", "1sec", "-c", cfg, "-l", "BASE-L.log", "BASE-L")
+		if runs["pcpkit"].rc != 0 || runs["pcpkit"].log != runs["real"].log {
+			t.Errorf("config %q, -L:\nreal rc %d:\n%s\npcpkit rc %d:\n%s", text, runs["real"].rc, runs["real"].log, runs["pcpkit"].rc, runs["pcpkit"].log)
+		}
+	}
+}
+
+// TestInteropIntervalEnv: $PMLOGGER_INTERVAL (whole seconds) is the
+// default interval; -t overrides it.
+func TestInteropIntervalEnv(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	needPMCD(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "default.config")
+	os.WriteFile(cfg, []byte("log mandatory on default { kernel.all.load }\n"), 0o644)
+	for _, tc := range []struct {
+		env  string
+		args []string
+		want time.Duration
+	}{{"1", nil, time.Second}, {"1xyz", []string{"-t", "300msec"}, 300 * time.Millisecond}} {
+		sub := filepath.Join(dir, tc.env)
+		os.Mkdir(sub, 0o755)
+		args := append(append([]string{}, tc.args...), "-c", cfg, "-s", "3", "-l", "BASE.log", "BASE")
+		runs := sideBySide(t, sub, testenv.RealEnv("PMLOGGER_INTERVAL="+tc.env), args...)
+		for _, name := range []string{"real", "pcpkit"} {
+			r := runs[name]
+			if r.rc != 0 {
+				t.Fatalf("%s: rc %d\n%s", name, r.rc, r.log)
+			}
+			_, recs := readRecords(t, r.base)
+			var stamps []pmapi.Timestamp
+			for _, rec := range recs {
+				if len(rec.VSets) == 1 && rec.VSets[0].PMID == pmapi.NewPMID(60, 2, 0) {
+					stamps = append(stamps, rec.Timestamp)
+				}
+			}
+			if len(stamps) != 3 {
+				t.Fatalf("%s: %d records of kernel.all.load, want 3", name, len(stamps))
+			}
+			gap := time.Duration((stamps[2].Sec-stamps[1].Sec)*1e9 + int64(stamps[2].Nsec-stamps[1].Nsec))
+			if gap < tc.want*8/10 || gap > tc.want*12/10 {
+				t.Errorf("PMLOGGER_INTERVAL=%s %q: %s logs every %v, want %v", tc.env, tc.args, name, gap, tc.want)
+			}
+		}
+	}
+}
+
+// TestInteropPidOption: -p PID stops the recording when the process has
+// gone ("process from -p has vanished"); a PID that is not a number or
+// not a process is an option error.
+func TestInteropPidOption(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	needPMCD(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "k.config")
+	os.WriteFile(cfg, []byte("log mandatory on 300msec { kernel.all.load }\n"), 0o644)
+	real := testenv.RealTool(t, "pmlogger")
+	exe := testenv.BuildCommand(t, "pmlogger", dir)
+	logs := map[string]string{}
+	for name, prog := range map[string]string{"real": real, "pcpkit": exe} {
+		sleeper := exec.Command("sleep", "1")
+		if err := sleeper.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan struct{})
+		go func() { sleeper.Wait(); close(done) }()
+		base := filepath.Join(dir, name)
+		_, errb, rc := testenv.RunCommand(t, dir, testenv.RealEnv(), prog, "-p", strconv.Itoa(sleeper.Process.Pid), "-c", cfg, "-l", base+".log", base)
+		<-done
+		log, _ := os.ReadFile(base + ".log")
+		logs[name] = strings.ReplaceAll(normalizeLog(string(log)), base, "BASE")
+		if rc != 0 || !strings.Contains(logs[name], "Info: pmlogger: process from -p has vanished, exiting") {
+			t.Errorf("%s did not stop for -p: rc %d\n%s%s", name, rc, errb, logs[name])
+		}
+	}
+	if logs["real"] != logs["pcpkit"] {
+		t.Errorf("-p:\nreal:\n%s\npcpkit:\n%s", logs["real"], logs["pcpkit"])
+	}
+	for _, arg := range []string{"12x", "2147483600"} {
+		runs := sideBySide(t, dir, testenv.RealEnv(), "-p", arg, "-c", cfg, "-l", "BASE.log", "BASE")
+		r, p := runs["real"], runs["pcpkit"]
+		if r.rc != 1 || p.rc != 1 || p.stderr != r.stderr {
+			t.Errorf("-p %s:\nreal rc %d:\n%s\npcpkit rc %d:\n%s", arg, r.rc, r.stderr, p.rc, p.stderr)
+		}
+	}
+}
+
+// TestInteropNotify: -N sends systemd's notices to $NOTIFY_SOCKET, a unix
+// datagram socket: READY=1 with MAINPID once recording, STOPPING=1 at the
+// end; nothing without -N.
+func TestInteropNotify(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	needPMCD(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "k.config")
+	os.WriteFile(cfg, []byte("log mandatory on 200msec { kernel.all.load }\n"), 0o644)
+	sock := filepath.Join(dir, "notify.sock")
+	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	received := func() []string {
+		var msgs []string
+		buf := make([]byte, 4096)
+		for {
+			conn.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+			n, err := conn.Read(buf)
+			if err != nil {
+				return msgs
+			}
+			msgs = append(msgs, regexp.MustCompile(`MAINPID=\d+`).ReplaceAllString(string(buf[:n]), "MAINPID=PID"))
+		}
+	}
+	env := testenv.RealEnv("NOTIFY_SOCKET=" + sock)
+	for _, notify := range []bool{true, false} {
+		args := []string{"-c", cfg, "-s", "2", "-l", "BASE.log", "BASE"}
+		if notify {
+			args = append([]string{"-N"}, args...)
+		}
+		sub := filepath.Join(dir, fmt.Sprint(notify))
+		os.Mkdir(sub, 0o755)
+		// sideBySide runs the real tool, then pcpkit's: their notices
+		// arrive in that order.
+		runs := sideBySide(t, sub, env, args...)
+		for name, r := range runs {
+			if r.rc != 0 {
+				t.Fatalf("%s: rc %d\n%s", name, r.rc, r.log)
+			}
+		}
+		got := strings.Join(received(), "|")
+		want := ""
+		if notify {
+			want = "READY=1\nMAINPID=PID|STOPPING=1|READY=1\nMAINPID=PID|STOPPING=1"
+		}
+		if got != want {
+			t.Errorf("-N %v: notices %q, want %q (the real pmlogger's, then pcpkit's)", notify, got, want)
 		}
 	}
 }
