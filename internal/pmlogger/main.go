@@ -599,16 +599,16 @@ func openSource(o *cliOptions, log, stderr io.Writer) (source.Source, string, er
 	}
 	spec := o.host
 	if spec == "" {
-		s, err := DialPMCD("local:")
-		if err == nil {
-			return s, "local:", nil
+		spec = "local:"
+		if !pcpconf.Installed() {
+			// No PCP here at all: nothing else to record from.
+			msg := fmt.Sprintf("pmlogger: PCP is not installed (no %s): recording from the built-in collector", pcpconf.ConfPath())
+			fmt.Fprintln(stderr, msg)
+			if log != stderr {
+				fmt.Fprintln(log, msg)
+			}
+			return builtin()
 		}
-		msg := fmt.Sprintf("pmlogger: no pmcd answering locally (%v): recording from the built-in collector", err)
-		fmt.Fprintln(stderr, msg)
-		if log != stderr {
-			fmt.Fprintln(log, msg)
-		}
-		return builtin()
 	}
 	s, err := DialPMCD(spec)
 	if err != nil {

@@ -342,3 +342,40 @@ func TestInteropNotify(t *testing.T) {
 		}
 	}
 }
+
+// TestInteropNoPMCD: where PCP is installed but no pmcd answers, both
+// pmloggers say so in the log and exit 1 (pcpkit's built-in collector is
+// not taken); without a PCP installation pcpkit's records from the
+// built-in collector and says so on stderr.
+func TestInteropNoPMCD(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "k.config")
+	os.WriteFile(cfg, []byte("log mandatory on 100msec { kernel.all.load }\n"), 0o644)
+	noPMCD := []string{"PMCD_SOCKET=" + filepath.Join(dir, "no.socket"), "PMCD_PORT=1"}
+	for _, host := range [][]string{nil, {"-h", "localhost"}} {
+		args := append(append([]string{}, host...), "-c", cfg, "-s", "2", "-l", "BASE.log", "BASE")
+		runs := sideBySide(t, dir, testenv.RealEnv(noPMCD...), args...)
+		r, p := runs["real"], runs["pcpkit"]
+		if r.rc != 1 || !strings.Contains(r.log, "Cannot connect to PMCD on host") {
+			t.Fatalf("%q: the real pmlogger: rc %d\n%s", host, r.rc, r.log)
+		}
+		if p.rc != r.rc || p.log != r.log || p.stderr != r.stderr {
+			t.Errorf("%q:\nreal rc %d:\n%s%s\npcpkit rc %d:\n%s%s", host, r.rc, r.stderr, r.log, p.rc, p.stderr, p.log)
+		}
+	}
+	if _, err := os.Stat("/proc/stat"); err != nil {
+		t.Skip("no /proc: no built-in collector")
+	}
+	exe := filepath.Join(dir, "pmlogger")
+	base := filepath.Join(dir, "builtin")
+	env := testenv.RealEnv(append(noPMCD, "PCP_CONF="+filepath.Join(dir, "no-pcp.conf"))...)
+	_, errb, rc := testenv.RunCommand(t, dir, env, exe, "-c", cfg, "-s", "2", "-l", base+".log", base)
+	log, _ := os.ReadFile(base + ".log")
+	want := "pmlogger: PCP is not installed (no " + filepath.Join(dir, "no-pcp.conf") + "): recording from the built-in collector\n"
+	if rc != 0 || string(errb) != want || !strings.Contains(string(log), "via \"@\"") {
+		t.Errorf("without PCP: rc %d\nstderr:\n%s\nlog:\n%s", rc, errb, log)
+	}
+}
