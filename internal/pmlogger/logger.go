@@ -680,7 +680,7 @@ func (l *Logger) newVolume(why string) error {
 	}
 	_, data := l.w.Offsets()
 	before := l.w.Volume()
-	if err := l.w.NewVolume(); err != nil {
+	if err := l.w.SwitchVolume(); err != nil {
 		return l.writeErr(err)
 	}
 	l.volSamples = 0
