@@ -37,7 +37,13 @@ type config struct {
 	connectTimeout time.Duration
 	timeout        time.Duration
 	maxPDU         int
+	container      string // the container attribute ("" none)
 }
+
+// ContainerEnv is the environment variable naming the container a pmcd
+// context is for, as libpcp reads it when it connects (the tools'
+// --container sets it).
+const ContainerEnv = "PCP_CONTAINER"
 
 // An Option changes how Dial connects and how the Client talks to pmcd.
 type Option func(*config)
@@ -171,6 +177,7 @@ func Dial(spec string, opts ...Option) (*Client, error) {
 		connectTimeout: envSeconds("PMCD_CONNECT_TIMEOUT", DefaultConnectTimeout),
 		timeout:        envSeconds("PMCD_REQUEST_TIMEOUT", DefaultTimeout),
 		maxPDU:         DefaultMaxPDU,
+		container:      os.Getenv(ContainerEnv),
 	}
 	for _, o := range opts {
 		o(&cfg)
@@ -409,14 +416,30 @@ func (c *Client) handshake(conn net.Conn, t target) error {
 		return &HandshakeError{Addr: t.String(), Code: pmapi.ErrNeedClientCert, Detail: "pmcd requires a TLS client certificate"}
 	}
 	// CREDS: one credential word, CVERSION, the PDU version, the flags
-	// asked for (only CREDS_REQD is echoed: no TLS, SASL or containers).
+	// asked for (CREDS_REQD is echoed, CONTAINER asked for a container
+	// when pmcd offers it; no TLS or SASL).
 	flags := uint32(features & FeatureCredsReqd)
+	container := c.cfg.container != "" && features&FeatureContainer != 0
+	if container {
+		flags |= uint32(FeatureContainer)
+	}
 	b := startPDU(c.wbuf, pduCreds, c.pid)
 	b = appendU32(b, 1)
 	b = appendU32(b, credsVersion<<24|pduVersion2<<16|flags)
 	c.wbuf = finishPDU(b)
 	if _, err := conn.Write(c.wbuf); err != nil {
 		return &ConnError{Op: "handshake with " + t.String() + ": sending CREDS", Err: err}
+	}
+	if container {
+		// ATTR: PCP_ATTR_CONTAINER and the name, unpadded (as
+		// libpcp's __pmSendAttr sends it); pmcd does not answer.
+		b = startPDU(c.wbuf, pduAttr, 0)
+		b = appendU32(b, attrContainer)
+		b = append(b, c.cfg.container...)
+		c.wbuf = finishPDU(b)
+		if _, err := conn.Write(c.wbuf); err != nil {
+			return &ConnError{Op: "handshake with " + t.String() + ": sending ATTR", Err: err}
+		}
 	}
 	c.features, c.version = features, version
 	return nil

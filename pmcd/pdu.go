@@ -150,6 +150,10 @@ func finishPDU(b []byte) []byte {
 	return b
 }
 
+// attrContainer is PCP_ATTR_CONTAINER, the ATTR PDU's key for a
+// container name.
+const attrContainer = 15
+
 // ---------------------------------------------------------------------------
 // Decoding: every read is bounds-checked; the first failure sticks.
 
