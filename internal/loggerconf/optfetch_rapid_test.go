@@ -73,3 +73,27 @@ func TestPlannedCostRapid(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkPlanFetches plans one group of 1,100 metrics (about what
+// pmlogger's default configuration logs on a large host), over a few
+// domains and instance domains, some with instance lists.
+func BenchmarkPlanFetches(b *testing.B) {
+	var reqs []*request
+	for i := 0; i < 1100; i++ {
+		dom := uint32(1 + i%5)
+		pmid := pmapi.NewPMID(dom, uint32(i/100), uint32(i))
+		indom := pmapi.InDomNull
+		if i%4 != 0 {
+			indom = pmapi.InDom(dom<<22 | uint32(i%7))
+		}
+		rq := &request{pmid: pmid, desc: pmapi.Desc{PMID: pmid, InDom: indom}, all: true}
+		if indom != pmapi.InDomNull && i%10 == 1 {
+			rq.all, rq.insts = false, []int32{int32(i % 3), 7}
+		}
+		reqs = append(reqs, rq)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		planFetches(reqs)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/derive"
 	"github.com/pcpkit/pcpkit/pmapi"
+	"github.com/pcpkit/pcpkit/pmcd"
 	"github.com/pcpkit/pcpkit/source"
 )
 
@@ -194,6 +195,82 @@ func (d *DerivedSource) Text(typ uint32, ident uint32) (string, error) {
 		return "", pmapi.ErrText
 	}
 	return text, nil
+}
+
+// Descs looks descriptors up in one exchange with the source (when it
+// can: a descBatcher) for the source's metrics, and describes the
+// derived ones; a PMID that cannot be described gets a descriptor with
+// PMIDNull, as pmcd.Client.Descs answers.
+func (d *DerivedSource) Descs(pmids []pmapi.PMID) ([]pmapi.Desc, error) {
+	out := make([]pmapi.Desc, len(pmids))
+	var base []pmapi.PMID
+	for i, p := range pmids {
+		if d.derived(p) {
+			desc, err := d.ctx.Desc(p)
+			if err != nil {
+				desc = pmapi.Desc{PMID: pmapi.PMIDNull}
+			}
+			out[i] = desc
+			continue
+		}
+		base = append(base, p)
+	}
+	if len(base) == 0 {
+		return out, nil
+	}
+	var descs []pmapi.Desc
+	var err error
+	if b, ok := d.Source.(descBatcher); ok {
+		descs, err = b.Descs(base)
+	} else {
+		for _, p := range base {
+			desc, derr := d.Source.Desc(p)
+			if derr != nil {
+				desc = pmapi.Desc{PMID: pmapi.PMIDNull}
+			}
+			descs = append(descs, desc)
+		}
+	}
+	k := 0
+	for i, p := range pmids {
+		if d.derived(p) {
+			continue
+		}
+		out[i] = pmapi.Desc{PMID: pmapi.PMIDNull}
+		if k < len(descs) {
+			out[i] = descs[k]
+		}
+		k++
+	}
+	return out, err
+}
+
+// Prefetch sends ahead, when the source can (a metaPrefetcher), the
+// requests for names, label sets and help text that the source
+// answers; those of derived metrics are answered here.
+func (d *DerivedSource) Prefetch(reqs []pmcd.MetaRequest) error {
+	pf, ok := d.Source.(metaPrefetcher)
+	if !ok {
+		return nil
+	}
+	out := make([]pmcd.MetaRequest, 0, len(reqs))
+	for _, r := range reqs {
+		derived := false
+		switch r.Kind {
+		case pmcd.MetaNames:
+			derived = d.derived(pmapi.PMID(r.Ident))
+		case pmcd.MetaLabels:
+			derived = r.Type == archive.LabelDomain && r.Ident == derive.DomainDerived ||
+				r.Type == archive.LabelItem && d.derived(pmapi.PMID(r.Ident))
+		case pmcd.MetaText:
+			p := pmapi.PMID(r.Ident)
+			derived = r.Type&archive.TextPMID != 0 && p != pmapi.PMIDNull && p.Domain() == derive.DomainDerived
+		}
+		if !derived {
+			out = append(out, r)
+		}
+	}
+	return pf.Prefetch(out)
 }
 
 // Fetch fetches pmids with the operands of the derived ones, and
