@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -377,5 +378,50 @@ func TestInteropNoPMCD(t *testing.T) {
 	want := "pmlogger: PCP is not installed (no " + filepath.Join(dir, "no-pcp.conf") + "): recording from the built-in collector\n"
 	if rc != 0 || string(errb) != want || !strings.Contains(string(log), "via \"@\"") {
 		t.Errorf("without PCP: rc %d\nstderr:\n%s\nlog:\n%s", rc, errb, log)
+	}
+}
+
+// TestInteropStartupCPU: pmlogger's start-up (connecting, resolving a
+// configuration of about 1,100 metrics, writing their metadata and one
+// record) takes no more CPU time (user + system) than the real one's,
+// with PCP_DERIVED_CONFIG unset (the system's derived metrics loaded) and
+// empty. The two run in turns, 5 times each; the medians are compared.
+func TestInteropStartupCPU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	real := testenv.RealTool(t, "pmlogger")
+	needPMCD(t)
+	dir := t.TempDir()
+	exe := testenv.BuildCommand(t, "pmlogger", dir)
+	cfg := filepath.Join(dir, "big.config")
+	os.WriteFile(cfg, []byte("log mandatory on 10 sec { kernel mem disk network }\n"), 0o644)
+	for _, env := range []string{"PCP_DERIVED_CONFIG", "PCP_DERIVED_CONFIG="} {
+		cpu := map[string][]time.Duration{}
+		for i := 0; i < 5; i++ {
+			for _, tool := range []struct{ name, prog string }{{"real", real}, {"pcpkit", exe}} {
+				base := filepath.Join(dir, fmt.Sprintf("%s-%d", tool.name, i))
+				cmd := exec.Command(tool.prog, "-c", cfg, "-s", "1", "-l", base+".log", base)
+				cmd.Env = testenv.RealEnv(env)
+				cmd.Dir = dir
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("%s: %v\n%s", tool.name, err, out)
+				}
+				st := cmd.ProcessState
+				cpu[tool.name] = append(cpu[tool.name], st.UserTime()+st.SystemTime())
+				os.Remove(base + ".0")
+				os.Remove(base + ".meta")
+				os.Remove(base + ".index")
+			}
+		}
+		median := func(d []time.Duration) time.Duration {
+			slices.Sort(d)
+			return d[len(d)/2]
+		}
+		r, p := median(cpu["real"]), median(cpu["pcpkit"])
+		t.Logf("%s: start-up CPU (median of 5): real %v, pcpkit %v", env, r, p)
+		if p > r {
+			t.Errorf("%s: pcpkit's start-up takes %v of CPU, the real pmlogger's %v (all runs: real %v, pcpkit %v)", env, p, r, cpu["real"], cpu["pcpkit"])
+		}
 	}
 }
