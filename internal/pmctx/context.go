@@ -53,7 +53,7 @@ type Context struct {
 
 	ns      *pmns.Namespace // -n: the names
 	trimmed bool            // archive: ns trimmed to the archive's PMIDs
-	tree    *nameTree       // a local PMNS with the derived names grafted
+	tree    *pmns.Grafted       // a local PMNS with the derived names grafted
 
 	origin pmapi.Timestamp // archive: where fetches start (pmSetMode)
 	noted  map[pmapi.PMID]bool
@@ -89,7 +89,7 @@ func (c *Context) graft(base []string) {
 	for _, m := range c.reg.Metrics() {
 		derived = append(derived, m.Name)
 	}
-	c.tree = newNameTree(base, derived)
+	c.tree = pmns.NewGrafted(base, derived)
 }
 
 // TrimNamespace is pmTrimNameSpace: in an archive context whose names
@@ -240,7 +240,7 @@ func (c *Context) liveDerived(name string) (pmapi.PMID, bool) {
 // pmapi.ErrName for a name that is not in the namespace.
 func (c *Context) Traverse(name string, fn func(string)) error {
 	if c.tree != nil {
-		names := c.tree.traverse(name)
+		names := c.tree.Traverse(name)
 		if names == nil {
 			return pmapi.ErrName
 		}

@@ -120,7 +120,7 @@ func TestInteropSideBySide(t *testing.T) {
 	for _, version := range []string{"2", "3"} {
 		t.Run("v"+version, func(t *testing.T) {
 			run := func(prog, base string) []byte {
-				_, errb, rc := testenv.RunCommand(t, dir, testenv.RealEnv(), prog, "-V", version, "-c", cfg, "-s", "8", "-t", "200msec", "-l", base+".log", base)
+				_, errb, rc := testenv.RunCommand(t, dir, loggerEnv(), prog, "-V", version, "-c", cfg, "-s", "8", "-t", "200msec", "-l", base+".log", base)
 				if rc != 0 {
 					t.Fatalf("%s: rc %d: %s", prog, rc, errb)
 				}
@@ -217,7 +217,7 @@ func TestInteropDerived(t *testing.T) {
 		"my.cpu.busy(oneline) = user and sys time\nmy.free.pct(oneline) = free memory\nmy.free.pct(helptext) = '\\\nPercentage of\nmemory that is free.'\n"), 0o644)
 	cfg := filepath.Join(dir, "derived.config")
 	os.WriteFile(cfg, []byte("log mandatory on 200 msec { my.cpu.busy my.free.pct my.pswitch.rate kernel.all.cpu.user }\n"), 0o644)
-	env := testenv.RealEnv("PCP_DERIVED_CONFIG=" + conf)
+	env := loggerEnv("PCP_DERIVED_CONFIG=" + conf)
 	for _, version := range []string{"2", "3"} {
 		bases := map[string]string{}
 		for name, prog := range map[string]string{"real": real, "pcpkit": exe} {

@@ -64,7 +64,7 @@ func TestMainUsageErrors(t *testing.T) {
 		if real == "" {
 			continue
 		}
-		_, rerr, rrc := testenv.RunCommand(t, dir, testenv.RealEnv(), real, args...)
+		_, rerr, rrc := testenv.RunCommand(t, dir, loggerEnv(), real, args...)
 		if string(rerr) != errb || rrc != rc {
 			t.Errorf("%q:\npcpkit rc %d:\n%s\nreal rc %d:\n%s", args, rc, errb, rrc, rerr)
 		}
@@ -164,7 +164,7 @@ func TestMainBadConfig(t *testing.T) {
 	}
 	// The same as the real pmlogger -C (when it can reach a pmcd).
 	if real := testenv.FindRealTool("pmlogger"); real != "" {
-		_, rerr, rrc := testenv.RunCommand(t, dir, testenv.RealEnv(), real, "-C", "-c", "bad")
+		_, rerr, rrc := testenv.RunCommand(t, dir, loggerEnv(), real, "-C", "-c", "bad")
 		_, perr, prc := runMain(t, dir, "-C", "-c", "bad")
 		if !strings.Contains(string(rerr), "Cannot connect") && (normalizeLog(string(rerr)) != normalizeLog(perr) || rrc != prc) {
 			t.Errorf("-C of a bad configuration:\nreal rc %d\n%s\npcpkit rc %d\n%s", rrc, rerr, prc, perr)

@@ -117,7 +117,7 @@ func TestInteropPmlc(t *testing.T) {
 	for _, tool := range []struct{ name, prog string }{{"real", real}, {"pcpkit", exe}} {
 		ctl := filepath.Join(dir, "ctl-"+tool.name)
 		os.MkdirAll(ctl, 0o755)
-		env := testenv.RealEnv("PCP_TMP_DIR="+ctl, "PCP_RUN_DIR="+ctl)
+		env := loggerEnv("PCP_TMP_DIR="+ctl, "PCP_RUN_DIR="+ctl)
 		cmd := startRecording(t, tool.prog, dir, tool.name, cfg, env, ctl)
 		pid := cmd.Process.Pid
 		time.Sleep(700 * time.Millisecond) // a few samples
@@ -184,7 +184,7 @@ func TestInteropPmlcHost(t *testing.T) {
 		for _, tool := range []struct{ name, prog string }{{"real", real}, {"pcpkit", exe}} {
 			ctl := filepath.Join(dir, fmt.Sprintf("ctl-%s-%d", tool.name, i))
 			os.MkdirAll(ctl, 0o755)
-			env := testenv.RealEnv("PCP_TMP_DIR="+ctl, "PCP_RUN_DIR="+ctl)
+			env := loggerEnv("PCP_TMP_DIR="+ctl, "PCP_RUN_DIR="+ctl)
 			cmd := startRecording(t, tool.prog, dir, fmt.Sprintf("%s%d", tool.name, i), cfg, env, ctl, extra...)
 			time.Sleep(300 * time.Millisecond)
 			outputs[tool.name] = runPmlc(t, pmlc, env, cmd.Process.Pid, "status\nnew volume\nnew volume\nstatus\n")

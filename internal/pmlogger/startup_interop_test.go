@@ -66,7 +66,7 @@ func TestInteropSystemDerived(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "sys.config")
 	os.WriteFile(cfg, []byte("log mandatory on once { kernel.cpu.util disk.dev kernel.all.load }\n"), 0o644)
-	runs := sideBySide(t, dir, testenv.RealEnv("PCP_DERIVED_CONFIG"), "-c", cfg, "-s", "1", "-l", "BASE.log", "BASE")
+	runs := sideBySide(t, dir, loggerEnv("PCP_DERIVED_CONFIG"), "-c", cfg, "-s", "1", "-l", "BASE.log", "BASE")
 	for name, r := range runs {
 		if r.rc != 0 {
 			t.Fatalf("%s: rc %d\n%s%s", name, r.rc, r.stderr, r.log)
@@ -105,11 +105,11 @@ func TestInteropPmvalSystemDerived(t *testing.T) {
 	os.WriteFile(cfg, []byte("log mandatory on 100msec { kernel.all.cpu hinv.ncpu disk.dev }\n"), 0o644)
 	real := testenv.RealTool(t, "pmlogger")
 	base := filepath.Join(dir, "ops")
-	if _, errb, rc := testenv.RunCommand(t, dir, testenv.RealEnv(), real, "-c", cfg, "-s", "5", "-l", base+".log", base); rc != 0 {
+	if _, errb, rc := testenv.RunCommand(t, dir, loggerEnv(), real, "-c", cfg, "-s", "5", "-l", base+".log", base); rc != 0 {
 		t.Fatalf("real pmlogger: rc %d: %s", rc, errb)
 	}
 	exe := testenv.BuildCommand(t, "pmval", dir)
-	env := testenv.RealEnv("PCP_DERIVED_CONFIG")
+	env := loggerEnv("PCP_DERIVED_CONFIG")
 	for _, metric := range []string{"kernel.cpu.util.user", "disk.dev.await"} {
 		ro, re, rrc := testenv.RunCommand(t, dir, env, realVal, "-a", base, "-t", "0.1", metric)
 		po, pe, prc := testenv.RunCommand(t, dir, env, exe, "-a", base, "-t", "0.1", metric)
@@ -155,7 +155,7 @@ func TestInteropFinishArgument(t *testing.T) {
 	}{{"xyz", 1}, {"-5", 1}, {"-5s", 1}, {"@garbage", 1}, {"-5sec", 0}, {"-10min", 0}} {
 		sub := filepath.Join(dir, tc.arg)
 		os.Mkdir(sub, 0o755)
-		runs := sideBySide(t, sub, testenv.RealEnv(), "-c", cfg, "-T", tc.arg, "-l", "BASE.log", "BASE")
+		runs := sideBySide(t, sub, loggerEnv(), "-c", cfg, "-T", tc.arg, "-l", "BASE.log", "BASE")
 		r, p := runs["real"], runs["pcpkit"]
 		if r.rc != tc.rc {
 			t.Fatalf("-T %q: the real pmlogger's rc is %d, not %d:\n%s", tc.arg, r.rc, tc.rc, r.log)
@@ -185,7 +185,7 @@ func TestInteropNothingToLog(t *testing.T) {
 		os.WriteFile(cfg, []byte(text), 0o644)
 		sub := filepath.Join(dir, fmt.Sprint(i))
 		os.Mkdir(sub, 0o755)
-		runs := sideBySide(t, sub, testenv.RealEnv(), "-c", cfg, "-l", "BASE.log", "BASE")
+		runs := sideBySide(t, sub, loggerEnv(), "-c", cfg, "-l", "BASE.log", "BASE")
 		r, p := runs["real"], runs["pcpkit"]
 		if r.rc != 1 || !strings.Contains(r.log, "Nothing to log, and not the primary logger instance ... good-bye\n") {
 			t.Fatalf("config %q: the real pmlogger: rc %d:\n%s", text, r.rc, r.log)
@@ -197,7 +197,7 @@ func TestInteropNothingToLog(t *testing.T) {
 			t.Errorf("config %q: archive file sizes: real %s, pcpkit %s", text, rs, ps)
 		}
 		// -L: it lingers (until -T ends it).
-		runs = sideBySide(t, sub, testenv.RealEnv(), "-L", "-T", "1sec", "-c", cfg, "-l", "BASE-L.log", "BASE-L")
+		runs = sideBySide(t, sub, loggerEnv(), "-L", "-T", "1sec", "-c", cfg, "-l", "BASE-L.log", "BASE-L")
 		if runs["pcpkit"].rc != 0 || runs["pcpkit"].log != runs["real"].log {
 			t.Errorf("config %q, -L:\nreal rc %d:\n%s\npcpkit rc %d:\n%s", text, runs["real"].rc, runs["real"].log, runs["pcpkit"].rc, runs["pcpkit"].log)
 		}
@@ -222,7 +222,7 @@ func TestInteropIntervalEnv(t *testing.T) {
 		sub := filepath.Join(dir, tc.env)
 		os.Mkdir(sub, 0o755)
 		args := append(append([]string{}, tc.args...), "-c", cfg, "-s", "3", "-l", "BASE.log", "BASE")
-		runs := sideBySide(t, sub, testenv.RealEnv("PMLOGGER_INTERVAL="+tc.env), args...)
+		runs := sideBySide(t, sub, loggerEnv("PMLOGGER_INTERVAL="+tc.env), args...)
 		for _, name := range []string{"real", "pcpkit"} {
 			r := runs[name]
 			if r.rc != 0 {
@@ -268,7 +268,7 @@ func TestInteropPidOption(t *testing.T) {
 		done := make(chan struct{})
 		go func() { sleeper.Wait(); close(done) }()
 		base := filepath.Join(dir, name)
-		_, errb, rc := testenv.RunCommand(t, dir, testenv.RealEnv(), prog, "-p", strconv.Itoa(sleeper.Process.Pid), "-c", cfg, "-l", base+".log", base)
+		_, errb, rc := testenv.RunCommand(t, dir, loggerEnv(), prog, "-p", strconv.Itoa(sleeper.Process.Pid), "-c", cfg, "-l", base+".log", base)
 		<-done
 		log, _ := os.ReadFile(base + ".log")
 		logs[name] = strings.ReplaceAll(normalizeLog(string(log)), base, "BASE")
@@ -280,7 +280,7 @@ func TestInteropPidOption(t *testing.T) {
 		t.Errorf("-p:\nreal:\n%s\npcpkit:\n%s", logs["real"], logs["pcpkit"])
 	}
 	for _, arg := range []string{"12x", "2147483600"} {
-		runs := sideBySide(t, dir, testenv.RealEnv(), "-p", arg, "-c", cfg, "-l", "BASE.log", "BASE")
+		runs := sideBySide(t, dir, loggerEnv(), "-p", arg, "-c", cfg, "-l", "BASE.log", "BASE")
 		r, p := runs["real"], runs["pcpkit"]
 		if r.rc != 1 || p.rc != 1 || p.stderr != r.stderr {
 			t.Errorf("-p %s:\nreal rc %d:\n%s\npcpkit rc %d:\n%s", arg, r.rc, r.stderr, p.rc, p.stderr)
@@ -317,7 +317,7 @@ func TestInteropNotify(t *testing.T) {
 			msgs = append(msgs, regexp.MustCompile(`MAINPID=\d+`).ReplaceAllString(string(buf[:n]), "MAINPID=PID"))
 		}
 	}
-	env := testenv.RealEnv("NOTIFY_SOCKET=" + sock)
+	env := loggerEnv("NOTIFY_SOCKET=" + sock)
 	for _, notify := range []bool{true, false} {
 		args := []string{"-c", cfg, "-s", "2", "-l", "BASE.log", "BASE"}
 		if notify {
@@ -358,7 +358,7 @@ func TestInteropNoPMCD(t *testing.T) {
 	noPMCD := []string{"PMCD_SOCKET=" + filepath.Join(dir, "no.socket"), "PMCD_PORT=1"}
 	for _, host := range [][]string{nil, {"-h", "localhost"}} {
 		args := append(append([]string{}, host...), "-c", cfg, "-s", "2", "-l", "BASE.log", "BASE")
-		runs := sideBySide(t, dir, testenv.RealEnv(noPMCD...), args...)
+		runs := sideBySide(t, dir, loggerEnv(noPMCD...), args...)
 		r, p := runs["real"], runs["pcpkit"]
 		if r.rc != 1 || !strings.Contains(r.log, "Cannot connect to PMCD on host") {
 			t.Fatalf("%q: the real pmlogger: rc %d\n%s", host, r.rc, r.log)
@@ -372,7 +372,7 @@ func TestInteropNoPMCD(t *testing.T) {
 	}
 	exe := filepath.Join(dir, "pmlogger")
 	base := filepath.Join(dir, "builtin")
-	env := testenv.RealEnv(append(noPMCD, "PCP_CONF="+filepath.Join(dir, "no-pcp.conf"))...)
+	env := loggerEnv(append(noPMCD, "PCP_CONF="+filepath.Join(dir, "no-pcp.conf"))...)
 	_, errb, rc := testenv.RunCommand(t, dir, env, exe, "-c", cfg, "-s", "2", "-l", base+".log", base)
 	log, _ := os.ReadFile(base + ".log")
 	want := "pmlogger: PCP is not installed (no " + filepath.Join(dir, "no-pcp.conf") + "): recording from the built-in collector\n"
@@ -402,7 +402,7 @@ func TestInteropStartupCPU(t *testing.T) {
 			for _, tool := range []struct{ name, prog string }{{"real", real}, {"pcpkit", exe}} {
 				base := filepath.Join(dir, fmt.Sprintf("%s-%d", tool.name, i))
 				cmd := exec.Command(tool.prog, "-c", cfg, "-s", "1", "-l", base+".log", base)
-				cmd.Env = testenv.RealEnv(env)
+				cmd.Env = loggerEnv(env)
 				cmd.Dir = dir
 				if out, err := cmd.CombinedOutput(); err != nil {
 					t.Fatalf("%s: %v\n%s", tool.name, err, out)
@@ -423,5 +423,49 @@ func TestInteropStartupCPU(t *testing.T) {
 		if p > r {
 			t.Errorf("%s: pcpkit's start-up takes %v of CPU, the real pmlogger's %v (all runs: real %v, pcpkit %v)", env, p, r, cpu["real"], cpu["pcpkit"])
 		}
+	}
+}
+
+// derivedUnsetEnv set to 1 runs this package's interop tests with
+// PCP_DERIVED_CONFIG unset for both pmloggers (the system's derived
+// metrics loaded), where a test does not set it itself; see
+// TestInteropDerivedUnset.
+const derivedUnsetEnv = "PCPKIT_TEST_DERIVED_UNSET"
+
+// loggerEnv is testenv.RealEnv(extra...), without PCP_DERIVED_CONFIG
+// when derivedUnsetEnv is 1 and extra does not set it.
+func loggerEnv(extra ...string) []string {
+	if os.Getenv(derivedUnsetEnv) == "1" {
+		set := false
+		for _, kv := range extra {
+			if k, _, _ := strings.Cut(kv, "="); k == "PCP_DERIVED_CONFIG" {
+				set = true
+			}
+		}
+		if !set {
+			extra = append([]string{"PCP_DERIVED_CONFIG"}, extra...)
+		}
+	}
+	return testenv.RealEnv(extra...)
+}
+
+// TestInteropDerivedUnset runs the interop tests of the package once
+// more, in a test binary of its own, with PCP_DERIVED_CONFIG unset
+// (derivedUnsetEnv): the default environment of a PCP host, where both
+// pmloggers load the system's derived metrics.
+func TestInteropDerivedUnset(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	if os.Getenv(derivedUnsetEnv) == "1" {
+		t.Skip("this is the run with PCP_DERIVED_CONFIG unset")
+	}
+	testenv.RealTool(t, "pmlogger")
+	needPMCD(t)
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestInterop", "-test.skip", "^TestInteropStartupCPU$", "-test.count=1")
+	cmd.Env = append(os.Environ(), derivedUnsetEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Errorf("the interop tests with PCP_DERIVED_CONFIG unset: %v\n%s", err, out)
 	}
 }
