@@ -53,7 +53,7 @@ type Context struct {
 
 	ns      *pmns.Namespace // -n: the names
 	trimmed bool            // archive: ns trimmed to the archive's PMIDs
-	tree    *pmns.Grafted       // a local PMNS with the derived names grafted
+	tree    *pmns.Grafted   // a local PMNS with the derived names grafted
 
 	origin pmapi.Timestamp // archive: where fetches start (pmSetMode)
 	noted  map[pmapi.PMID]bool

@@ -14,8 +14,8 @@ import (
 
 	"github.com/pcpkit/pcpkit/internal/testenv"
 	"github.com/pcpkit/pcpkit/pcptime"
-	"github.com/pcpkit/pcpkit/pmcd"
 	"github.com/pcpkit/pcpkit/pmapi"
+	"github.com/pcpkit/pcpkit/pmcd"
 	"github.com/pcpkit/pcpkit/replay"
 )
 
