@@ -22,6 +22,7 @@ import (
 	"github.com/pcpkit/pcpkit/internal/pmlogger/fakesource"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
+	"github.com/pcpkit/pcpkit/pmns"
 	"github.com/pcpkit/pcpkit/source"
 )
 
@@ -164,6 +165,7 @@ type cliOptions struct {
 	linger                           bool          // -L
 	notify                           bool          // -N
 	pid                              int           // -p (0: none)
+	namespace                        string        // -n
 	version                          int
 	interval                         time.Duration
 	end, vol                         Limit
@@ -293,6 +295,8 @@ func (o *cliOptions) parse(args []string, stderr, pending *strings.Builder) []st
 			o.primary = true
 		case 'L':
 			o.linger = true
+		case 'n':
+			o.namespace = arg
 		case 'N':
 			o.notify = true
 		case 'p':
@@ -322,7 +326,7 @@ func (o *cliOptions) parse(args []string, stderr, pending *strings.Builder) []st
 				o.errors++
 			}
 		default:
-			// -D -f -I -K -n -o -u -U: accepted; see
+			// -D -f -I -K -o -u -U: accepted; see
 			// docs/pmlogger.md for what pcpkit does with them.
 		}
 	}
@@ -396,6 +400,22 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(log, "[%s] pmlogger(%d) Info: Start\n", zshort(zone, now()), pid)
 
+	// -n: the names come from a PMNS file, loaded before connecting.
+	var ns *pmns.Namespace
+	if o.namespace != "" {
+		var err error
+		if ns, err = pmns.Load(o.namespace); err != nil {
+			reason := err.Error()
+			var le *pmns.LoadError
+			if errors.As(err, &le) {
+				io.WriteString(log, le.Messages)
+				reason = le.Reason
+			}
+			fmt.Fprintf(log, "pmlogger: Cannot load namespace from \"%s\": %s\n", o.namespace, reason)
+			return finished(1)
+		}
+	}
+
 	// The source.
 	src, via, err := openSource(o, log, stderr)
 	if err != nil {
@@ -403,6 +423,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return finished(1)
 	}
 	defer src.Close()
+	if ns != nil {
+		src = &nsSource{Source: src, ns: ns}
+	}
 	// The system's derived metrics ($PCP_DERIVED_CONFIG, or
 	// $PCP_VAR_DIR/config/derived when it is unset), as libpcp loads
 	// them, then --derived's.

@@ -469,3 +469,43 @@ func TestInteropDerivedUnset(t *testing.T) {
 		t.Errorf("the interop tests with PCP_DERIVED_CONFIG unset: %v\n%s", err, out)
 	}
 }
+
+// TestInteropNamespaceNoPMDA: with -n, names come from the PMNS file;
+// metrics of a domain pmcd has no PMDA for get a warning each and the
+// others are logged; a file that cannot be loaded stops pmlogger.
+func TestInteropNamespaceNoPMDA(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	needPMCD(t)
+	dir := t.TempDir()
+	pmnsFile := filepath.Join(dir, "local.pmns")
+	os.WriteFile(pmnsFile, []byte("root {\n    hinv\n    foo\n}\nhinv {\n    ncpu\t60:0:32\n}\nfoo {\n    bar\t200:0:0\n    baz\t200:0:1\n}\n"), 0o644)
+	cfg := filepath.Join(dir, "ns.config")
+	os.WriteFile(cfg, []byte("log mandatory on 200 msec { hinv.ncpu foo kernel.all.load }\n"), 0o644)
+	for i, file := range []string{pmnsFile, filepath.Join(dir, "nosuch.pmns")} {
+		sub := filepath.Join(dir, fmt.Sprint(i))
+		os.Mkdir(sub, 0o755)
+		runs := sideBySide(t, sub, loggerEnv(), "-n", file, "-c", cfg, "-s", "2", "-l", "BASE.log", "BASE")
+		r, p := runs["real"], runs["pcpkit"]
+		if i == 0 && (r.rc != 0 || !strings.Contains(r.log, `Description unavailable for metric "foo.bar" ... not logged`)) {
+			t.Fatalf("the real pmlogger: rc %d\n%s", r.rc, r.log)
+		}
+		if p.rc != r.rc || p.log != r.log {
+			t.Errorf("-n %s:\nreal rc %d:\n%s\npcpkit rc %d:\n%s", file, r.rc, r.log, p.rc, p.log)
+		}
+		if r.rc != 0 {
+			continue
+		}
+		_, rrecs := readRecords(t, r.base)
+		_, precs := readRecords(t, p.base)
+		if len(rrecs) != len(precs) {
+			t.Errorf("%d records real, %d pcpkit", len(rrecs), len(precs))
+		}
+		for k := 0; k < len(rrecs) && k < len(precs); k++ {
+			if rs, ps := shape(rrecs[k]), shape(precs[k]); rs != ps {
+				t.Errorf("record %d:\nreal   %s\npcpkit %s", k, rs, ps)
+			}
+		}
+	}
+}
