@@ -388,7 +388,7 @@ func (r *report) addMetrics() error {
 				continue
 			}
 			if err != nil {
-				return fmt.Errorf("Invalid metric %s (PM_ERR_NAME Unknown metric name).\n", name)
+				return invalidMetric(name, pmapi.ErrName)
 			}
 			if seen[pmid] {
 				continue
@@ -396,7 +396,7 @@ func (r *report) addMetrics() error {
 			d, err := r.c.Desc(pmid)
 			if err != nil {
 				if derive.IsDerived(pmid) {
-					return fmt.Errorf("Invalid metric %s (%s %s).\n", name, pmapi.ErrBadDerive.Name(), pmapi.ErrBadDerive.Error())
+					return invalidMetric(name, pmapi.ErrBadDerive)
 				}
 				return fmt.Errorf("Invalid metric %s (PM_ERR_PMID_LOG Metric not defined in the PCP archive log).\n", name)
 			}
@@ -458,6 +458,12 @@ func (r *report) addMetrics() error {
 		return errors.New("No compatible metrics found.\n")
 	}
 	return nil
+}
+
+// invalidMetric is pmrep's message for a metric it cannot report:
+// "Invalid metric NAME (PM_ERR_... text)." and a newline.
+func invalidMetric(name string, code pmapi.Error) error {
+	return errors.New(fmt.Sprintf("Invalid metric %s (%s %s).\n", name, code.Name(), code.Error()))
 }
 
 // timeScaling is, for a counter of time in the given scale, pmConvScale's
