@@ -21,7 +21,7 @@ import (
 // metrics asked for are returned (operands are not logged unless the
 // configuration names them).
 type DerivedSource struct {
-	source.Source
+	wrapped
 	reg   *derive.Registry
 	ctx   *derive.Context
 	ev    *derive.Evaluator
@@ -30,7 +30,7 @@ type DerivedSource struct {
 
 // NewDerivedSource wraps src with the derived metrics of reg.
 func NewDerivedSource(src source.Source, reg *derive.Registry) *DerivedSource {
-	d := &DerivedSource{Source: src, reg: reg, descs: map[string]pmapi.Desc{}}
+	d := &DerivedSource{wrapped: wrapped{src}, reg: reg, descs: map[string]pmapi.Desc{}}
 	d.ctx = reg.NewContext(d.lookup)
 	d.ev = d.ctx.NewEvaluator(derive.EvalOptions{Names: sourceNames{d}})
 	return d
@@ -218,19 +218,7 @@ func (d *DerivedSource) Descs(pmids []pmapi.PMID) ([]pmapi.Desc, error) {
 	if len(base) == 0 {
 		return out, nil
 	}
-	var descs []pmapi.Desc
-	var err error
-	if b, ok := d.Source.(descBatcher); ok {
-		descs, err = b.Descs(base)
-	} else {
-		for _, p := range base {
-			desc, derr := d.Source.Desc(p)
-			if derr != nil {
-				desc = pmapi.Desc{PMID: pmapi.PMIDNull}
-			}
-			descs = append(descs, desc)
-		}
-	}
+	descs, err := sourceDescs(d.Source, base)
 	k := 0
 	for i, p := range pmids {
 		if d.derived(p) {
@@ -249,28 +237,19 @@ func (d *DerivedSource) Descs(pmids []pmapi.PMID) ([]pmapi.Desc, error) {
 // requests for names, label sets and help text that the source
 // answers; those of derived metrics are answered here.
 func (d *DerivedSource) Prefetch(reqs []pmcd.MetaRequest) error {
-	pf, ok := d.Source.(metaPrefetcher)
-	if !ok {
-		return nil
-	}
-	out := make([]pmcd.MetaRequest, 0, len(reqs))
-	for _, r := range reqs {
-		derived := false
+	return d.prefetchBut(reqs, func(r pmcd.MetaRequest) bool {
 		switch r.Kind {
 		case pmcd.MetaNames:
-			derived = d.derived(pmapi.PMID(r.Ident))
+			return d.derived(pmapi.PMID(r.Ident))
 		case pmcd.MetaLabels:
-			derived = r.Type == archive.LabelDomain && r.Ident == derive.DomainDerived ||
+			return r.Type == archive.LabelDomain && r.Ident == derive.DomainDerived ||
 				r.Type == archive.LabelItem && d.derived(pmapi.PMID(r.Ident))
 		case pmcd.MetaText:
 			p := pmapi.PMID(r.Ident)
-			derived = r.Type&archive.TextPMID != 0 && p != pmapi.PMIDNull && p.Domain() == derive.DomainDerived
+			return r.Type&archive.TextPMID != 0 && p != pmapi.PMIDNull && p.Domain() == derive.DomainDerived
 		}
-		if !derived {
-			out = append(out, r)
-		}
-	}
-	return pf.Prefetch(out)
+		return false
+	})
 }
 
 // Fetch fetches pmids with the operands of the derived ones, and
@@ -283,20 +262,4 @@ func (d *DerivedSource) Fetch(pmids []pmapi.PMID) (*pmapi.Result, uint32, error)
 	}
 	out, err := d.ev.Postfetch(pmids, res)
 	return out, changes, err
-}
-
-// Lost passes a Reconnector's answer through.
-func (d *DerivedSource) Lost(err error) bool {
-	if rc, ok := d.Source.(source.Reconnector); ok {
-		return rc.Lost(err)
-	}
-	return false
-}
-
-// Reconnect passes through to the source's Reconnector.
-func (d *DerivedSource) Reconnect() error {
-	if rc, ok := d.Source.(source.Reconnector); ok {
-		return rc.Reconnect()
-	}
-	return errors.New("pmlogger: the source cannot reconnect")
 }

@@ -424,7 +424,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	defer src.Close()
 	if ns != nil {
-		src = &nsSource{Source: src, ns: ns}
+		src = &nsSource{wrapped: wrapped{src}, ns: ns}
 	}
 	// The system's derived metrics ($PCP_DERIVED_CONFIG, or
 	// $PCP_VAR_DIR/config/derived when it is unset), as libpcp loads

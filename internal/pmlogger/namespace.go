@@ -1,11 +1,67 @@
 package pmlogger
 
 import (
+	"errors"
+
 	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/pmcd"
 	"github.com/pcpkit/pcpkit/pmns"
 	"github.com/pcpkit/pcpkit/source"
 )
+
+// wrapped is a source wrapped in another (DerivedSource, nsSource): what
+// the wrapper does not answer goes to it, reconnection included.
+type wrapped struct{ source.Source }
+
+// Lost passes a Reconnector's answer through.
+func (w wrapped) Lost(err error) bool {
+	if rc, ok := w.Source.(source.Reconnector); ok {
+		return rc.Lost(err)
+	}
+	return false
+}
+
+// Reconnect passes through to the source's Reconnector.
+func (w wrapped) Reconnect() error {
+	if rc, ok := w.Source.(source.Reconnector); ok {
+		return rc.Reconnect()
+	}
+	return errors.New("pmlogger: the source cannot reconnect")
+}
+
+// prefetchBut sends ahead, when the source can (a metaPrefetcher), the
+// requests but those the wrapper answers itself (answered).
+func (w wrapped) prefetchBut(reqs []pmcd.MetaRequest, answered func(pmcd.MetaRequest) bool) error {
+	pf, ok := w.Source.(metaPrefetcher)
+	if !ok {
+		return nil
+	}
+	out := make([]pmcd.MetaRequest, 0, len(reqs))
+	for _, r := range reqs {
+		if !answered(r) {
+			out = append(out, r)
+		}
+	}
+	return pf.Prefetch(out)
+}
+
+// sourceDescs is pmcd.Client.Descs of src: in one exchange when src can
+// (a descBatcher), else one lookup per PMID; a PMID that cannot be
+// described gets a descriptor with PMIDNull.
+func sourceDescs(src source.Source, pmids []pmapi.PMID) ([]pmapi.Desc, error) {
+	if b, ok := src.(descBatcher); ok {
+		return b.Descs(pmids)
+	}
+	out := make([]pmapi.Desc, len(pmids))
+	for i, p := range pmids {
+		d, err := src.Desc(p)
+		if err != nil {
+			d = pmapi.Desc{PMID: pmapi.PMIDNull}
+		}
+		out[i] = d
+	}
+	return out, nil
+}
 
 // nsSource is a source whose names come from a PMNS file (-n), as
 // pmLoadASCIINameSpace makes libpcp resolve them locally: names are
@@ -14,7 +70,7 @@ import (
 // source does not have is the source's error when it is described (a
 // warning for that metric, the others logged).
 type nsSource struct {
-	source.Source
+	wrapped
 	ns *pmns.Namespace
 }
 
@@ -50,48 +106,11 @@ func (s *nsSource) NamesOf(pmid pmapi.PMID) ([]string, error) {
 
 // Descs keeps the source's batched descriptor lookups (descBatcher).
 func (s *nsSource) Descs(pmids []pmapi.PMID) ([]pmapi.Desc, error) {
-	if b, ok := s.Source.(descBatcher); ok {
-		return b.Descs(pmids)
-	}
-	out := make([]pmapi.Desc, len(pmids))
-	for i, p := range pmids {
-		d, err := s.Source.Desc(p)
-		if err != nil {
-			d = pmapi.Desc{PMID: pmapi.PMIDNull}
-		}
-		out[i] = d
-	}
-	return out, nil
+	return sourceDescs(s.Source, pmids)
 }
 
 // Prefetch sends the source's requests ahead (metaPrefetcher), but for
 // names, which the file answers.
 func (s *nsSource) Prefetch(reqs []pmcd.MetaRequest) error {
-	pf, ok := s.Source.(metaPrefetcher)
-	if !ok {
-		return nil
-	}
-	out := make([]pmcd.MetaRequest, 0, len(reqs))
-	for _, r := range reqs {
-		if r.Kind != pmcd.MetaNames {
-			out = append(out, r)
-		}
-	}
-	return pf.Prefetch(out)
-}
-
-// Lost passes a Reconnector's answer through.
-func (s *nsSource) Lost(err error) bool {
-	if rc, ok := s.Source.(source.Reconnector); ok {
-		return rc.Lost(err)
-	}
-	return false
-}
-
-// Reconnect passes through to the source's Reconnector.
-func (s *nsSource) Reconnect() error {
-	if rc, ok := s.Source.(source.Reconnector); ok {
-		return rc.Reconnect()
-	}
-	return pmapi.ErrIPC
+	return s.prefetchBut(reqs, func(r pmcd.MetaRequest) bool { return r.Kind == pmcd.MetaNames })
 }

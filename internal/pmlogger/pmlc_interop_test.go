@@ -169,16 +169,10 @@ func TestInteropPmlc(t *testing.T) {
 // "new volume" right after a switch (an empty volume) starts the next
 // one.
 func TestInteropPmlcHost(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow")
-	}
+	dir, cfg := interopSetup(t, "pmlc.config", "log mandatory on 10 sec { kernel.all.load }\n")
 	real := testenv.RealTool(t, "pmlogger")
 	pmlc := testenv.RealTool(t, "pmlc")
-	needPMCD(t)
-	dir := t.TempDir()
 	exe := testenv.BuildCommand(t, "pmlogger", dir)
-	cfg := filepath.Join(dir, "pmlc.config")
-	os.WriteFile(cfg, []byte("log mandatory on 10 sec { kernel.all.load }\n"), 0o644)
 	for i, extra := range [][]string{nil, {"-h", "localhost"}, {"-h", "local:", "-H", "labelhost"}} {
 		outputs := map[string]string{}
 		for _, tool := range []struct{ name, prog string }{{"real", real}, {"pcpkit", exe}} {

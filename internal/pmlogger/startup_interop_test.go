@@ -29,14 +29,44 @@ type sideRun struct {
 	rc     int
 }
 
-func sideBySide(t *testing.T, dir string, env []string, args ...string) map[string]sideRun {
+// interopSetup skips a slow test in -short mode and without a local
+// pmcd (fails with PCP_INTEROP=1), and writes the configuration text as
+// name in a new directory.
+func interopSetup(t *testing.T, name, text string) (dir, cfg string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	needPMCD(t)
+	dir = t.TempDir()
+	cfg = filepath.Join(dir, name)
+	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, cfg
+}
+
+// sideRuns are the runs of sideBySide, by tool.
+type sideRuns map[string]sideRun
+
+// compare reports a difference of exit status, log file or stderr
+// between the two tools' runs.
+func (runs sideRuns) compare(t *testing.T, what string) {
+	t.Helper()
+	r, p := runs["real"], runs["pcpkit"]
+	if p.rc != r.rc || p.log != r.log || p.stderr != r.stderr {
+		t.Errorf("%s:\nreal rc %d:\n%s%s\npcpkit rc %d:\n%s%s", what, r.rc, r.stderr, r.log, p.rc, p.stderr, p.log)
+	}
+}
+
+func sideBySide(t *testing.T, dir string, env []string, args ...string) sideRuns {
 	t.Helper()
 	real := testenv.RealTool(t, "pmlogger")
 	exe := filepath.Join(dir, "pmlogger")
 	if _, err := os.Stat(exe); err != nil {
 		exe = testenv.BuildCommand(t, "pmlogger", dir)
 	}
-	out := map[string]sideRun{}
+	out := sideRuns{}
 	for _, tool := range []struct{ name, prog string }{{"real", real}, {"pcpkit", exe}} {
 		base := filepath.Join(dir, tool.name)
 		var a []string
@@ -142,13 +172,7 @@ func archiveSizes(base string) string {
 // parser's message and exit status 1; a "-" interval ends the run at
 // once.
 func TestInteropFinishArgument(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow")
-	}
-	needPMCD(t)
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "k.config")
-	os.WriteFile(cfg, []byte("log mandatory on 1sec { kernel.all.load }\n"), 0o644)
+	dir, cfg := interopSetup(t, "k.config", "log mandatory on 1sec { kernel.all.load }\n")
 	for _, tc := range []struct {
 		arg string
 		rc  int
@@ -160,9 +184,7 @@ func TestInteropFinishArgument(t *testing.T) {
 		if r.rc != tc.rc {
 			t.Fatalf("-T %q: the real pmlogger's rc is %d, not %d:\n%s", tc.arg, r.rc, tc.rc, r.log)
 		}
-		if p.rc != r.rc || p.log != r.log {
-			t.Errorf("-T %q:\nreal rc %d:\n%s\npcpkit rc %d:\n%s", tc.arg, r.rc, r.log, p.rc, p.log)
-		}
+		runs.compare(t, fmt.Sprintf("-T %q", tc.arg))
 		if tc.rc != 0 {
 			if rs, ps := archiveSizes(r.base), archiveSizes(p.base); rs != ps {
 				t.Errorf("-T %q: archive file sizes: real %s, pcpkit %s", tc.arg, rs, ps)
@@ -190,9 +212,7 @@ func TestInteropNothingToLog(t *testing.T) {
 		if r.rc != 1 || !strings.Contains(r.log, "Nothing to log, and not the primary logger instance ... good-bye\n") {
 			t.Fatalf("config %q: the real pmlogger: rc %d:\n%s", text, r.rc, r.log)
 		}
-		if p.rc != r.rc || p.log != r.log {
-			t.Errorf("config %q:\nreal rc %d:\n%s\npcpkit rc %d:\n%s", text, r.rc, r.log, p.rc, p.log)
-		}
+		runs.compare(t, fmt.Sprintf("config %q", text))
 		if rs, ps := archiveSizes(r.base), archiveSizes(p.base); rs != "- - -" || ps != rs {
 			t.Errorf("config %q: archive file sizes: real %s, pcpkit %s", text, rs, ps)
 		}
@@ -207,13 +227,7 @@ func TestInteropNothingToLog(t *testing.T) {
 // TestInteropIntervalEnv: $PMLOGGER_INTERVAL (whole seconds) is the
 // default interval; -t overrides it.
 func TestInteropIntervalEnv(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow")
-	}
-	needPMCD(t)
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "default.config")
-	os.WriteFile(cfg, []byte("log mandatory on default { kernel.all.load }\n"), 0o644)
+	dir, cfg := interopSetup(t, "default.config", "log mandatory on default { kernel.all.load }\n")
 	for _, tc := range []struct {
 		env  string
 		args []string
@@ -250,13 +264,7 @@ func TestInteropIntervalEnv(t *testing.T) {
 // gone ("process from -p has vanished"); a PID that is not a number or
 // not a process is an option error.
 func TestInteropPidOption(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow")
-	}
-	needPMCD(t)
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "k.config")
-	os.WriteFile(cfg, []byte("log mandatory on 300msec { kernel.all.load }\n"), 0o644)
+	dir, cfg := interopSetup(t, "k.config", "log mandatory on 300msec { kernel.all.load }\n")
 	real := testenv.RealTool(t, "pmlogger")
 	exe := testenv.BuildCommand(t, "pmlogger", dir)
 	logs := map[string]string{}
@@ -292,13 +300,7 @@ func TestInteropPidOption(t *testing.T) {
 // datagram socket: READY=1 with MAINPID once recording, STOPPING=1 at the
 // end; nothing without -N.
 func TestInteropNotify(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow")
-	}
-	needPMCD(t)
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "k.config")
-	os.WriteFile(cfg, []byte("log mandatory on 200msec { kernel.all.load }\n"), 0o644)
+	dir, cfg := interopSetup(t, "k.config", "log mandatory on 200msec { kernel.all.load }\n")
 	sock := filepath.Join(dir, "notify.sock")
 	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
 	if err != nil {
@@ -359,13 +361,11 @@ func TestInteropNoPMCD(t *testing.T) {
 	for _, host := range [][]string{nil, {"-h", "localhost"}} {
 		args := append(append([]string{}, host...), "-c", cfg, "-s", "2", "-l", "BASE.log", "BASE")
 		runs := sideBySide(t, dir, loggerEnv(noPMCD...), args...)
-		r, p := runs["real"], runs["pcpkit"]
+		r := runs["real"]
 		if r.rc != 1 || !strings.Contains(r.log, "Cannot connect to PMCD on host") {
 			t.Fatalf("%q: the real pmlogger: rc %d\n%s", host, r.rc, r.log)
 		}
-		if p.rc != r.rc || p.log != r.log || p.stderr != r.stderr {
-			t.Errorf("%q:\nreal rc %d:\n%s%s\npcpkit rc %d:\n%s%s", host, r.rc, r.stderr, r.log, p.rc, p.stderr, p.log)
-		}
+		runs.compare(t, fmt.Sprintf("%q", host))
 	}
 	if _, err := os.Stat("/proc/stat"); err != nil {
 		t.Skip("no /proc: no built-in collector")
@@ -387,15 +387,9 @@ func TestInteropNoPMCD(t *testing.T) {
 // with PCP_DERIVED_CONFIG unset (the system's derived metrics loaded) and
 // empty. The two run in turns, 5 times each; the medians are compared.
 func TestInteropStartupCPU(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow")
-	}
+	dir, cfg := interopSetup(t, "big.config", "log mandatory on 10 sec { kernel mem disk network }\n")
 	real := testenv.RealTool(t, "pmlogger")
-	needPMCD(t)
-	dir := t.TempDir()
 	exe := testenv.BuildCommand(t, "pmlogger", dir)
-	cfg := filepath.Join(dir, "big.config")
-	os.WriteFile(cfg, []byte("log mandatory on 10 sec { kernel mem disk network }\n"), 0o644)
 	for _, env := range []string{"PCP_DERIVED_CONFIG", "PCP_DERIVED_CONFIG="} {
 		cpu := map[string][]time.Duration{}
 		for i := 0; i < 5; i++ {
@@ -491,9 +485,7 @@ func TestInteropNamespaceNoPMDA(t *testing.T) {
 		if i == 0 && (r.rc != 0 || !strings.Contains(r.log, `Description unavailable for metric "foo.bar" ... not logged`)) {
 			t.Fatalf("the real pmlogger: rc %d\n%s", r.rc, r.log)
 		}
-		if p.rc != r.rc || p.log != r.log {
-			t.Errorf("-n %s:\nreal rc %d:\n%s\npcpkit rc %d:\n%s", file, r.rc, r.log, p.rc, p.log)
-		}
+		runs.compare(t, "-n "+file)
 		if r.rc != 0 {
 			continue
 		}

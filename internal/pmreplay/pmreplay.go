@@ -463,7 +463,7 @@ func (r *report) addMetrics() error {
 // invalidMetric is pmrep's message for a metric it cannot report:
 // "Invalid metric NAME (PM_ERR_... text)." and a newline.
 func invalidMetric(name string, code pmapi.Error) error {
-	return errors.New(fmt.Sprintf("Invalid metric %s (%s %s).\n", name, code.Name(), code.Error()))
+	return fmt.Errorf("%s", "Invalid metric "+name+" ("+code.Name()+" "+code.Error()+").\n")
 }
 
 // timeScaling is, for a counter of time in the given scale, pmConvScale's
