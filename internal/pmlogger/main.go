@@ -477,6 +477,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pmlogger: the [access] section of %s is parsed but not enforced: any host may query the pmlc control port (pcpkit refuses every change of logging)\n", cfgName)
 	}
 	groups := GroupsFrom(res)
+	states := LogStatesFrom(res)
+	src = recordingSource(src, states)
 	labelHost := o.labelHost
 	if labelHost == "" {
 		labelHost = src.Host()
@@ -520,7 +522,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			Note:    o.note,
 			Primary: o.primary,
 		},
-		LogStates: LogStatesFrom(res),
+		LogStates: states,
 	}
 	if os.Getenv(FakeProgressEnv) == "1" {
 		opts.Progress = func(n int) { fmt.Fprintf(stdout, "%d\n", n) }
@@ -577,6 +579,23 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(log, "[%s] pmlogger(%d) Info: pmlogger: %s, exiting\n", zshort(zone, now()), pid, stats.Reason)
 	return finished(0)
+}
+
+// recordingSource is the source the engine records from: src, or, when
+// src is a DerivedSource and the configuration names no derived metric,
+// the source it wraps, whose fetch replies the engine can take as they
+// come (fastpath.go, pipeline.go) where the wrapper computes each result.
+func recordingSource(src source.Source, states []LogState) source.Source {
+	ds, ok := src.(*DerivedSource)
+	if !ok {
+		return src
+	}
+	for _, st := range states {
+		if derive.IsDerived(st.PMID) {
+			return src
+		}
+	}
+	return ds.Source
 }
 
 // createMessage is the real tool's text for an archive that cannot be
