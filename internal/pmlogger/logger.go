@@ -189,6 +189,10 @@ type fetchGroup struct {
 	state  []*mstate    // per PMID of want
 	byPMID map[pmapi.PMID]*GroupMetric
 
+	// profile is the fetch's instance profile: the instance domains
+	// of its metrics logged for some instances only, with those.
+	profile []pmcd.InDomProfile
+
 	fast     fastRec // the fast path's state (fastpath.go)
 	replyLen int     // bytes of the last reply (pduSource), 0: none yet
 }
@@ -261,6 +265,7 @@ type Logger struct {
 	flight inFlight   // the sample whose reply is read later (pipeline.go)
 	pipe   pipeSource // the source as one, nil when it is not
 	psrc   pduSource  // the source as one, nil when it is not
+	prof   profiler   // the source as one, nil when it is not
 
 	// The loop's work from other goroutines (control.go).
 	calls    chan *loopCall
@@ -324,6 +329,7 @@ func New(o Options) (*Logger, error) {
 	// (Once: an interface conversion per sample costs an itab lookup.)
 	l.pipe, _ = o.Source.(pipeSource)
 	l.psrc, _ = o.Source.(pduSource)
+	l.prof, _ = o.Source.(profiler)
 	if l.log == nil {
 		l.log = io.Discard
 	}
@@ -346,6 +352,7 @@ func New(o Options) (*Logger, error) {
 				continue
 			}
 			fg.pmids = fg.want
+			fg.profile = fetchProfile(fg.state)
 			g.fetches = append(g.fetches, fg)
 		}
 		if len(g.fetches) > 0 {
@@ -356,6 +363,43 @@ func New(o Options) (*Logger, error) {
 	// order (as the real pmlogger's first records show).
 	sort.SliceStable(l.groups, func(a, b int) bool { return l.groups[a].Once() && !l.groups[b].Once() })
 	return l, nil
+}
+
+// profiler is a source that takes an instance profile for its fetches
+// (*pmcd.Client).
+type profiler interface {
+	SetProfile(p []pmcd.InDomProfile)
+}
+
+// fetchProfile is the instance profile of a fetch of metrics (in the
+// fetch's order): each instance domain logged for some instances only,
+// in the order its first metric comes, with the fetch's instances for it
+// (loggerconf.Fetch: the same for every metric of the domain). The real
+// pmlogger sends it (pmAddProfile) so that a PMDA is asked for those
+// instances, some of which it does not list or return otherwise.
+func fetchProfile(state []*mstate) []pmcd.InDomProfile {
+	var out []pmcd.InDomProfile
+	for _, ms := range state {
+		m := ms.m
+		if m.Insts == nil || m.Desc.InDom == pmapi.InDomNull {
+			continue
+		}
+		seen := false
+		for _, p := range out {
+			seen = seen || p.InDom == m.Desc.InDom
+		}
+		if !seen {
+			out = append(out, pmcd.InDomProfile{InDom: m.Desc.InDom, Insts: m.Insts})
+		}
+	}
+	return out
+}
+
+// useProfile sets the source's instance profile for a fetch of fg.
+func (l *Logger) useProfile(fg *fetchGroup) {
+	if l.prof != nil {
+		l.prof.SetProfile(fg.profile)
+	}
 }
 
 // Stats reports what the recording did so far.
@@ -758,6 +802,7 @@ func (l *Logger) sample(g *group, fg *fetchGroup) error {
 			return nil
 		}
 	}
+	l.useProfile(fg)
 	if ps := l.psrc; ps != nil {
 		pdu, typ, changes, err := ps.FetchPDU(fg.pmids)
 		return l.recordPDU(g, fg, ps, pdu, typ, changes, err)

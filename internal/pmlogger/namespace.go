@@ -29,6 +29,13 @@ func (w wrapped) Reconnect() error {
 	return errors.New("pmlogger: the source cannot reconnect")
 }
 
+// SetProfile passes the instance profile to a source that takes one.
+func (w wrapped) SetProfile(p []pmcd.InDomProfile) {
+	if pr, ok := w.Source.(profiler); ok {
+		pr.SetProfile(p)
+	}
+}
+
 // prefetchBut sends ahead, when the source can (a metaPrefetcher), the
 // requests but those the wrapper answers itself (answered).
 func (w wrapped) prefetchBut(reqs []pmcd.MetaRequest, answered func(pmcd.MetaRequest) bool) error {
