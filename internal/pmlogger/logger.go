@@ -724,7 +724,14 @@ func (l *Logger) newVolume(why string) error {
 	}
 	_, data := l.w.Offsets()
 	before := l.w.Volume()
-	if err := l.w.SwitchVolume(); err != nil {
+	// pmlc's request switches even from a volume with no record yet
+	// (the real pmlogger's newvolume always does; an empty volume is
+	// kept otherwise, which the real tools would refuse).
+	switchVol := l.w.NewVolume
+	if why == "pmlc request" {
+		switchVol = l.w.SwitchVolume
+	}
+	if err := switchVol(); err != nil {
 		return l.writeErr(err)
 	}
 	l.volSamples = 0
