@@ -127,7 +127,7 @@ type Client struct {
 	profiled bool
 	profile  []InDomProfile // the profile of the next fetches (SetProfile)
 	sentProf []InDomProfile // the one pmcd has, once profiled
-	changes  uint32 // state changes seen outside a fetch, for the next Fetch
+	changes  uint32         // state changes seen outside a fetch, for the next Fetch
 	// flight: the fetch StartFetch sent whose reply FinishFetchPDU has
 	// not read (req 0: none).
 	flight flight
