@@ -16,6 +16,7 @@ import (
 
 	"github.com/pcpkit/pcpkit/internal/testenv"
 	"github.com/pcpkit/pcpkit/pmapi"
+	"github.com/pcpkit/pcpkit/pmcd"
 )
 
 // sideBySide runs the real pmlogger and pcpkit's with the same arguments
@@ -499,5 +500,43 @@ func TestInteropNamespaceNoPMDA(t *testing.T) {
 				t.Errorf("record %d:\nreal   %s\npcpkit %s", k, rs, ps)
 			}
 		}
+	}
+}
+
+// TestInteropInstanceProfile: each fetch goes with its instance profile,
+// so a metric whose PMDA returns values only for instances asked for
+// explicitly (the sample PMDA's sample.needprofile, "Explicit instance
+// identifier(s) required" without one) is logged as by the real
+// pmlogger. Skipped where the sample PMDA is not installed.
+func TestInteropInstanceProfile(t *testing.T) {
+	dir, cfg := interopSetup(t, "profile.config",
+		"log mandatory on 200 msec { sample.needprofile [ \"colleen\" \"emma\" ] kernel.all.load [ \"5 minute\" ] hinv.ncpu }\n")
+	c, err := pmcd.Dial("local:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pmids, err := c.LookupNames([]string{"sample.needprofile"})
+	c.Close()
+	if err != nil || pmids[0] == pmapi.PMIDNull {
+		t.Skip("no sample PMDA (sample.needprofile) in the local pmcd")
+	}
+	runs := sideBySide(t, dir, loggerEnv(), "-c", cfg, "-s", "3", "-l", "BASE.log", "BASE")
+	runs.compare(t, "instance profile")
+	r, p := runs["real"], runs["pcpkit"]
+	_, rrecs := readRecords(t, r.base)
+	_, precs := readRecords(t, p.base)
+	if len(rrecs) != len(precs) {
+		t.Errorf("%d records real, %d pcpkit", len(rrecs), len(precs))
+	}
+	values := false
+	for k := 0; k < len(rrecs) && k < len(precs); k++ {
+		rs, ps := shape(rrecs[k]), shape(precs[k])
+		if rs != ps {
+			t.Errorf("record %d:\nreal   %s\npcpkit %s", k, rs, ps)
+		}
+		values = values || strings.Contains(rs, pmids[0].String()+":[0][2]")
+	}
+	if !values {
+		t.Errorf("the real pmlogger logged no values of sample.needprofile")
 	}
 }
