@@ -1067,6 +1067,32 @@ func (w *Writer) NewVolume() error {
 	if w.volRecs == 0 {
 		return nil
 	}
+	return w.nextVolume()
+}
+
+// SwitchVolume is NewVolume as pmlogger switches (pmlc's "new volume",
+// SIGHUP): a volume that holds no record yet is ended too, its file
+// holding just its label.
+func (w *Writer) SwitchVolume() error {
+	if err := w.check(); err != nil {
+		return err
+	}
+	if w.data == nil {
+		if err := w.flushAll(); err != nil {
+			return err
+		}
+		f, err := w.createFile(fmt.Sprintf("%s.%d", w.base, w.vol), w.vol)
+		if err != nil {
+			return w.fail(err)
+		}
+		w.data = f
+	}
+	return w.nextVolume()
+}
+
+// nextVolume ends the current data volume, whose file exists, and
+// starts the next one.
+func (w *Writer) nextVolume() error {
 	if err := w.flushAll(); err != nil {
 		return err
 	}

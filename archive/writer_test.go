@@ -1170,3 +1170,43 @@ func TestWriterConvertV2(t *testing.T) {
 	}
 	copyBoth(t, base)
 }
+
+// TestWriterSwitchVolume: SwitchVolume ends a volume that holds no record
+// yet too (its file holding its label alone), where NewVolume keeps it;
+// the records after it go to the next volume.
+func TestWriterSwitchVolume(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "s")
+	p := pmapi.NewPMID(245, 0, 1)
+	w := newTestWriter(t, base, WriterOptions{Version: 2})
+	ts := func(s int64) pmapi.Timestamp { return pmapi.Timestamp{Sec: 1700000000 + s} }
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(w.PutDesc(pmapi.Desc{PMID: p, Type: pmapi.TypeU32, InDom: pmapi.InDomNull, Sem: pmapi.SemInstant}, []string{"a.b"}))
+	must(w.PutResult(u32Result(ts(0), p, 0)))
+	must(w.SwitchVolume()) // volume 0 had a record
+	must(w.NewVolume())    // volume 1 has none: kept
+	if w.Volume() != 1 {
+		t.Fatalf("NewVolume of an empty volume: volume %d, want 1", w.Volume())
+	}
+	must(w.SwitchVolume()) // volume 1 has none: ended all the same
+	if w.Volume() != 2 {
+		t.Fatalf("SwitchVolume of an empty volume: volume %d, want 2", w.Volume())
+	}
+	must(w.PutResult(u32Result(ts(1), p, 0)))
+	must(w.Close())
+	fi, err := os.Stat(base + ".1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab := Label{Version: 2}
+	if label := lab.Size(); fi.Size() != int64(label) {
+		t.Errorf("volume 1: %d bytes, want its label's %d", fi.Size(), label)
+	}
+	if _, err := os.Stat(base + ".2"); err != nil {
+		t.Errorf("volume 2: %v", err)
+	}
+}

@@ -100,6 +100,31 @@ type Metric struct {
 	hasHelptext       bool
 }
 
+// Texts are the metric's help texts as libpcp gives them with
+// PM_TEXT_DIRECT: the "(oneline)" and "(helptext)" lines of its
+// configuration, libpcp's own for event.flags and event.missed; "" for
+// one it does not have.
+func (m *Metric) Texts() (oneline, help string) {
+	if m.Anon {
+		if t, ok := anonTexts[m.Name]; ok {
+			return t[0], t[1]
+		}
+	}
+	return m.Oneline, m.Helptext
+}
+
+// anonTexts are libpcp's help texts for its anonymous derived metrics.
+var anonTexts = map[string][2]string{
+	"event.flags": {"Flags for event records",
+		"An anonymous derived metric that is used to encode the event flags\n" +
+			"associated with event records.   See pmUnpackEventRecords(3).\n"},
+	"event.missed": {"Count of missed event records",
+		"An anonymous derived metric that is used to encode the number of\n" +
+			"event records missed because either the PMDA could not keep up\n" +
+			"or the PMAPI client did not collect the event records fast\n" +
+			"enough.  See pmUnpackEventRecords(3).\n"},
+}
+
 // Registry is the set of global derived metrics of a process: what
 // pmRegisterDerived, pmRegisterDerivedMetric and pmLoadDerivedConfig
 // build in libpcp. Its zero value is not usable; use NewRegistry.

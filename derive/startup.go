@@ -36,8 +36,14 @@ func ProcessDialect() Dialect {
 // event.missed, then the definitions of StartupSpec, whose errors are
 // written to w.
 func NewProcessRegistry(w io.Writer) *Registry {
+	return NewSpecRegistry(StartupSpec(), w)
+}
+
+// NewSpecRegistry is NewProcessRegistry with spec in place of
+// StartupSpec's ($PCP_DERIVED_CONFIG's syntax: "" loads nothing).
+func NewSpecRegistry(spec string, w io.Writer) *Registry {
 	r := NewRegistry(ProcessDialect())
 	r.RegisterEventMetrics()
-	r.LoadEnvConfig(StartupSpec(), w)
+	r.LoadEnvConfig(spec, w)
 	return r
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -37,7 +38,13 @@ type config struct {
 	connectTimeout time.Duration
 	timeout        time.Duration
 	maxPDU         int
+	container      string // the container attribute ("" none)
 }
+
+// ContainerEnv is the environment variable naming the container a pmcd
+// context is for, as libpcp reads it when it connects (the tools'
+// --container sets it).
+const ContainerEnv = "PCP_CONTAINER"
 
 // An Option changes how Dial connects and how the Client talks to pmcd.
 type Option func(*config)
@@ -118,7 +125,9 @@ type Client struct {
 	features Features
 	version  int
 	profiled bool
-	changes  uint32 // state changes seen outside a fetch, for the next Fetch
+	profile  []InDomProfile // the profile of the next fetches (SetProfile)
+	sentProf []InDomProfile // the one pmcd has, once profiled
+	changes  uint32         // state changes seen outside a fetch, for the next Fetch
 	// flight: the fetch StartFetch sent whose reply FinishFetchPDU has
 	// not read (req 0: none).
 	flight flight
@@ -171,6 +180,7 @@ func Dial(spec string, opts ...Option) (*Client, error) {
 		connectTimeout: envSeconds("PMCD_CONNECT_TIMEOUT", DefaultConnectTimeout),
 		timeout:        envSeconds("PMCD_REQUEST_TIMEOUT", DefaultTimeout),
 		maxPDU:         DefaultMaxPDU,
+		container:      os.Getenv(ContainerEnv),
 	}
 	for _, o := range opts {
 		o(&cfg)
@@ -409,14 +419,30 @@ func (c *Client) handshake(conn net.Conn, t target) error {
 		return &HandshakeError{Addr: t.String(), Code: pmapi.ErrNeedClientCert, Detail: "pmcd requires a TLS client certificate"}
 	}
 	// CREDS: one credential word, CVERSION, the PDU version, the flags
-	// asked for (only CREDS_REQD is echoed: no TLS, SASL or containers).
+	// asked for (CREDS_REQD is echoed, CONTAINER asked for a container
+	// when pmcd offers it; no TLS or SASL).
 	flags := uint32(features & FeatureCredsReqd)
+	container := c.cfg.container != "" && features&FeatureContainer != 0
+	if container {
+		flags |= uint32(FeatureContainer)
+	}
 	b := startPDU(c.wbuf, pduCreds, c.pid)
 	b = appendU32(b, 1)
 	b = appendU32(b, credsVersion<<24|pduVersion2<<16|flags)
 	c.wbuf = finishPDU(b)
 	if _, err := conn.Write(c.wbuf); err != nil {
 		return &ConnError{Op: "handshake with " + t.String() + ": sending CREDS", Err: err}
+	}
+	if container {
+		// ATTR: PCP_ATTR_CONTAINER and the name, unpadded (as
+		// libpcp's __pmSendAttr sends it); pmcd does not answer.
+		b = startPDU(c.wbuf, pduAttr, 0)
+		b = appendU32(b, attrContainer)
+		b = append(b, c.cfg.container...)
+		c.wbuf = finishPDU(b)
+		if _, err := conn.Write(c.wbuf); err != nil {
+			return &ConnError{Op: "handshake with " + t.String() + ": sending ATTR", Err: err}
+		}
 	}
 	c.features, c.version = features, version
 	return nil
@@ -935,18 +961,59 @@ func (c *Client) Text(typ uint32, ident uint32) (string, error) {
 	return r.text, r.err
 }
 
-// sendProfile sends the include-all PROFILE (no reply).
+// InDomProfile restricts the instances pmcd returns for an instance
+// domain to Insts (SetProfile).
+type InDomProfile struct {
+	InDom pmapi.InDom
+	Insts []int32
+}
+
+// SetProfile sets the instance profile of the fetches that follow, as
+// pmDelProfile and pmAddProfile set libpcp's: every instance, but for the
+// instance domains of p, whose values pmcd returns only for the
+// instances listed. It is sent with the next fetch, when it differs from
+// the profile pmcd has (PROFILE, as libpcp sends it when its profile
+// changed). nil is every instance of every domain. p is kept: the
+// caller must not change it.
+func (c *Client) SetProfile(p []InDomProfile) { c.profile = p }
+
+func sameProfile(a, b []InDomProfile) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].InDom != b[i].InDom || !slices.Equal(a[i].Insts, b[i].Insts) {
+			return false
+		}
+	}
+	return true
+}
+
+// sendProfile sends the PROFILE of c.profile (no reply): include every
+// instance, with an entry per restricted instance domain (exclude all
+// but its instances), then the instances of each entry.
 func (c *Client) sendProfile() error {
 	b := startPDU(c.wbuf, pduProfile, 0)
 	b = appendU32(b, 0) // context number
 	b = appendU32(b, profileIncludeAll)
-	b = appendU32(b, 0) // numprof
+	b = appendU32(b, uint32(len(c.profile)))
 	b = appendU32(b, 0)
+	for _, p := range c.profile {
+		b = appendU32(b, uint32(p.InDom))
+		b = appendU32(b, profileExclude)
+		b = appendU32(b, uint32(len(p.Insts)))
+		b = appendU32(b, 0)
+	}
+	for _, p := range c.profile {
+		for _, in := range p.Insts {
+			b = appendU32(b, uint32(in))
+		}
+	}
 	c.wbuf = finishPDU(b)
 	if err := c.send(c.wbuf, "PROFILE"); err != nil {
 		return err
 	}
-	c.profiled = true
+	c.profiled, c.sentProf = true, c.profile
 	return nil
 }
 
@@ -1033,7 +1100,7 @@ func (c *Client) StartFetch(pmids []pmapi.PMID) error {
 	if n := hdrLen + 16 + 4*len(pmids); n > maxRequest {
 		return fmt.Errorf("pmcd: %s of %d PMIDs (%d bytes) is over pmcd's %d-byte request limit", op, len(pmids), n, maxRequest)
 	}
-	if !c.profiled {
+	if !c.profiled || !sameProfile(c.profile, c.sentProf) {
 		if err := c.sendProfile(); err != nil {
 			return err
 		}

@@ -111,6 +111,7 @@ const (
 	credsVersion               = 1      // CVERSION in the CREDS word
 	pduVersion2                = 2      // PDU_VERSION2
 	profileIncludeAll          = 0      // PM_PROFILE_INCLUDE
+	profileExclude             = 1      // PM_PROFILE_EXCLUDE
 )
 
 // xlateErr1To2 translates an error code of the PCP 1.x PDU protocol, as
@@ -149,6 +150,10 @@ func finishPDU(b []byte) []byte {
 	binary.BigEndian.PutUint32(b, uint32(len(b)))
 	return b
 }
+
+// attrContainer is PCP_ATTR_CONTAINER, the ATTR PDU's key for a
+// container name.
+const attrContainer = 15
 
 // ---------------------------------------------------------------------------
 // Decoding: every read is bounds-checked; the first failure sticks.

@@ -82,10 +82,31 @@ func unwanted(p, m profile) int {
 }
 
 // planned is a fetch being planned: its metrics (in the order they
-// joined) with their own profiles, and the profile of each domain.
+// joined) with their own profiles, and the profile of each domain. The
+// parts of its cost are kept up to date as metrics join, so that the
+// cost with one more request is found without going over all of them
+// (a configuration of a thousand metrics asks for it a million times).
 type planned struct {
 	metrics []plannedMetric
 	indoms  map[pmapi.InDom]profile
+
+	byPMID    map[pmapi.PMID]int    // index in metrics
+	byInDom   map[pmapi.InDom][]int // the metrics over each instance domain
+	unwant    map[pmapi.InDom]int   // their unwanted instances
+	total     int                   // the sum of unwant
+	pmidDoms  map[uint32]int        // metrics by PMDA domain of the PMID
+	indomDoms map[uint32]int        // metrics by PMDA domain of the indom
+}
+
+func newPlanned() *planned {
+	return &planned{
+		indoms:    map[pmapi.InDom]profile{},
+		byPMID:    map[pmapi.PMID]int{},
+		byInDom:   map[pmapi.InDom][]int{},
+		unwant:    map[pmapi.InDom]int{},
+		pmidDoms:  map[uint32]int{},
+		indomDoms: map[uint32]int{},
+	}
 }
 
 type plannedMetric struct {
@@ -95,59 +116,85 @@ type plannedMetric struct {
 
 func domainOfInDom(id pmapi.InDom) uint32 { return uint32(id) >> 22 & 0x1ff }
 
-// cost is the optimiser's cost of f with the request (pmid, desc, want)
-// added (want nil: nothing added).
+// equal reports whether p and q are the same set of instances.
+func (p profile) equal(q profile) bool {
+	if p.all || q.all {
+		return p.all == q.all
+	}
+	if len(p.insts) != len(q.insts) {
+		return false
+	}
+	for i := range p.insts {
+		if p.insts[i] != q.insts[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// with is the profile of add's instance domain once add joins f, and
+// the unwanted instances of that domain's metrics then.
+func (f *planned) with(add *plannedMetric) (profile, int) {
+	id := add.m.Desc.InDom
+	old, had := f.indoms[id]
+	p := add.want
+	if had {
+		p = old.add(add.want)
+	}
+	idx, dup := f.byPMID[add.m.PMID]
+	if had && p.equal(old) {
+		n := f.unwant[id]
+		if dup {
+			w := f.metrics[idx].want
+			return p, n - unwanted(p, w) + unwanted(p, w.add(add.want))
+		}
+		return p, n + unwanted(p, add.want)
+	}
+	n := 0
+	for _, i := range f.byInDom[id] {
+		w := f.metrics[i].want
+		if dup && i == idx {
+			w = w.add(add.want)
+		}
+		n += unwanted(p, w)
+	}
+	if !dup {
+		n += unwanted(p, add.want)
+	}
+	return p, n
+}
+
+// cost is the optimiser's cost of f with the request add added: the
+// instances fetched for metrics that did not want them, the PMDA
+// domains of its PMIDs and of its instance domains.
 func (f *planned) cost(add *plannedMetric) int {
-	pmidDoms := map[uint32]bool{}
-	indomDoms := map[uint32]bool{}
-	profiles := make(map[pmapi.InDom]profile, len(f.indoms)+1)
-	for id, p := range f.indoms {
-		profiles[id] = p
+	id := add.m.Desc.InDom
+	_, n := f.with(add)
+	pmidDoms, indomDoms := len(f.pmidDoms), len(f.indomDoms)
+	if f.pmidDoms[add.m.PMID.Domain()] == 0 {
+		pmidDoms++
 	}
-	wants := make(map[pmapi.PMID]profile, len(f.metrics)+1)
-	indomOf := make(map[pmapi.PMID]pmapi.InDom, len(f.metrics)+1)
-	for _, pm := range f.metrics {
-		wants[pm.m.PMID] = pm.want
-		indomOf[pm.m.PMID] = pm.m.Desc.InDom
+	if f.indomDoms[domainOfInDom(id)] == 0 {
+		indomDoms++
 	}
-	if add != nil {
-		id := add.m.Desc.InDom
-		if p, ok := profiles[id]; ok {
-			profiles[id] = p.add(add.want)
-		} else {
-			profiles[id] = add.want
-		}
-		if w, ok := wants[add.m.PMID]; ok {
-			wants[add.m.PMID] = w.add(add.want)
-		} else {
-			wants[add.m.PMID] = add.want
-			indomOf[add.m.PMID] = id
-		}
-	}
-	cost := 0
-	for pmid, w := range wants {
-		pmidDoms[pmid.Domain()] = true
-		id := indomOf[pmid]
-		indomDoms[domainOfInDom(id)] = true
-		cost += unwantCost * unwanted(profiles[id], w)
-	}
-	return cost + pmidCost*len(pmidDoms) + indomCost*len(indomDoms)
+	return unwantCost*(f.total-f.unwant[id]+n) + pmidCost*pmidDoms + indomCost*indomDoms
 }
 
 // join adds the request to f.
 func (f *planned) join(add plannedMetric) {
 	id := add.m.Desc.InDom
-	if p, ok := f.indoms[id]; ok {
-		f.indoms[id] = p.add(add.want)
-	} else {
-		f.indoms[id] = add.want
+	p, n := f.with(&add)
+	f.indoms[id] = p
+	f.total += n - f.unwant[id]
+	f.unwant[id] = n
+	if i, ok := f.byPMID[add.m.PMID]; ok {
+		f.metrics[i].want = f.metrics[i].want.add(add.want)
+		return
 	}
-	for i := range f.metrics {
-		if f.metrics[i].m.PMID == add.m.PMID {
-			f.metrics[i].want = f.metrics[i].want.add(add.want)
-			return
-		}
-	}
+	f.byPMID[add.m.PMID] = len(f.metrics)
+	f.byInDom[id] = append(f.byInDom[id], len(f.metrics))
+	f.pmidDoms[add.m.PMID.Domain()]++
+	f.indomDoms[domainOfInDom(id)]++
 	f.metrics = append(f.metrics, add)
 }
 
@@ -162,7 +209,7 @@ func planFetches(reqs []*request) []Fetch {
 			want = profile{}.add(profile{insts: rq.insts})
 		}
 		add := plannedMetric{m: GroupMetric{PMID: rq.pmid, Name: rq.name, Desc: rq.desc}, want: want}
-		empty := &planned{indoms: map[pmapi.InDom]profile{}}
+		empty := newPlanned()
 		best, bestCost := empty, empty.cost(&add)+fetchCost
 		for _, f := range list {
 			if c := f.cost(&add); c < bestCost {

@@ -16,14 +16,25 @@ func Get(name, def string) string {
 	if v := os.Getenv(name); v != "" {
 		return v
 	}
-	conf := os.Getenv("PCP_CONF")
-	if conf == "" {
-		conf = "/etc/pcp.conf"
-	}
-	if v := fileValue(conf, name); v != "" {
+	if v := fileValue(ConfPath(), name); v != "" {
 		return v
 	}
 	return def
+}
+
+// ConfPath is the PCP configuration file: $PCP_CONF, else /etc/pcp.conf.
+func ConfPath() string {
+	if conf := os.Getenv("PCP_CONF"); conf != "" {
+		return conf
+	}
+	return "/etc/pcp.conf"
+}
+
+// Installed reports whether PCP is installed: its configuration file
+// (ConfPath) is there.
+func Installed() bool {
+	_, err := os.Stat(ConfPath())
+	return err == nil
 }
 
 // fileValue is the value of key in a pcp.conf-style file of KEY=value

@@ -53,7 +53,7 @@ type Context struct {
 
 	ns      *pmns.Namespace // -n: the names
 	trimmed bool            // archive: ns trimmed to the archive's PMIDs
-	tree    *nameTree       // a local PMNS with the derived names grafted
+	tree    *pmns.Grafted   // a local PMNS with the derived names grafted
 
 	origin pmapi.Timestamp // archive: where fetches start (pmSetMode)
 	noted  map[pmapi.PMID]bool
@@ -89,7 +89,7 @@ func (c *Context) graft(base []string) {
 	for _, m := range c.reg.Metrics() {
 		derived = append(derived, m.Name)
 	}
-	c.tree = newNameTree(base, derived)
+	c.tree = pmns.NewGrafted(base, derived)
 }
 
 // TrimNamespace is pmTrimNameSpace: in an archive context whose names
@@ -240,7 +240,7 @@ func (c *Context) liveDerived(name string) (pmapi.PMID, bool) {
 // pmapi.ErrName for a name that is not in the namespace.
 func (c *Context) Traverse(name string, fn func(string)) error {
 	if c.tree != nil {
-		names := c.tree.traverse(name)
+		names := c.tree.Traverse(name)
 		if names == nil {
 			return pmapi.ErrName
 		}
@@ -618,12 +618,7 @@ func (c *Context) text(kind, ident uint32) (string, error) {
 // "(helptext)" lines, the one-line text standing in for a missing help
 // text; libpcp's own for event.flags and event.missed.
 func derivedText(m *derive.Metric, help bool) (string, error) {
-	one, long := m.Oneline, m.Helptext
-	if m.Anon {
-		if t, ok := anonTexts[m.Name]; ok {
-			one, long = t[0], t[1]
-		}
-	}
+	one, long := m.Texts()
 	if help && long != "" {
 		return long, nil
 	}
@@ -631,18 +626,6 @@ func derivedText(m *derive.Metric, help bool) (string, error) {
 		return one, nil
 	}
 	return "", pmapi.ErrText
-}
-
-// anonTexts are libpcp's help texts for its anonymous derived metrics.
-var anonTexts = map[string][2]string{
-	"event.flags": {"Flags for event records",
-		"An anonymous derived metric that is used to encode the event flags\n" +
-			"associated with event records.   See pmUnpackEventRecords(3).\n"},
-	"event.missed": {"Count of missed event records",
-		"An anonymous derived metric that is used to encode the number of\n" +
-			"event records missed because either the PMDA could not keep up\n" +
-			"or the PMAPI client did not collect the event records fast\n" +
-			"enough.  See pmUnpackEventRecords(3).\n"},
 }
 
 // OpenNamespace is the state of a tool that needs no context: the names

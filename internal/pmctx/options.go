@@ -9,6 +9,7 @@ import (
 
 	"github.com/pcpkit/pcpkit/internal/getopt"
 	"github.com/pcpkit/pcpkit/internal/pcpconf"
+	"github.com/pcpkit/pcpkit/pmcd"
 	"github.com/pcpkit/pcpkit/pmns"
 )
 
@@ -167,9 +168,9 @@ func (p *Parser) standardOpt(o *Opts, c rune, arg string) {
 	case '?':
 		o.Errors++
 	case OptContainer:
-		// PCP_CONTAINER for the connection: pcpkit's pmcd client
-		// does not send container attributes, and archives
-		// ignore it.
+		// The container of the pmcd context, as libpcp takes it
+		// (archives ignore it).
+		os.Setenv(pmcd.ContainerEnv, arg)
 	case OptDerived:
 		if p.Derived != nil {
 			p.Derived(o, arg)

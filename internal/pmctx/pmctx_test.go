@@ -13,6 +13,7 @@ import (
 	"github.com/pcpkit/pcpkit/internal/getopt"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
+	"github.com/pcpkit/pcpkit/pmns"
 )
 
 // set makes a label set from "name=value" pairs (in order), with flags.
@@ -92,12 +93,12 @@ func TestNameTree(t *testing.T) {
 		},
 	}
 	for i, tc := range tests {
-		tree := newNameTree(base, tc.derived)
-		if d := cmp.Diff(tc.want, tree.traverse("")); d != "" {
+		tree := pmns.NewGrafted(base, tc.derived)
+		if d := cmp.Diff(tc.want, tree.Traverse("")); d != "" {
 			t.Errorf("case %d: traverse(\"\") (-want +got):\n%s", i, d)
 		}
 		for name, want := range tc.sub {
-			if d := cmp.Diff(want, tree.traverse(name)); d != "" {
+			if d := cmp.Diff(want, tree.Traverse(name)); d != "" {
 				t.Errorf("case %d: traverse(%q) (-want +got):\n%s", i, name, d)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/derive"
 	"github.com/pcpkit/pcpkit/pmapi"
+	"github.com/pcpkit/pcpkit/pmcd"
 	"github.com/pcpkit/pcpkit/source"
 )
 
@@ -20,7 +21,7 @@ import (
 // metrics asked for are returned (operands are not logged unless the
 // configuration names them).
 type DerivedSource struct {
-	source.Source
+	wrapped
 	reg   *derive.Registry
 	ctx   *derive.Context
 	ev    *derive.Evaluator
@@ -29,21 +30,19 @@ type DerivedSource struct {
 
 // NewDerivedSource wraps src with the derived metrics of reg.
 func NewDerivedSource(src source.Source, reg *derive.Registry) *DerivedSource {
-	d := &DerivedSource{Source: src, reg: reg, descs: map[string]pmapi.Desc{}}
+	d := &DerivedSource{wrapped: wrapped{src}, reg: reg, descs: map[string]pmapi.Desc{}}
 	d.ctx = reg.NewContext(d.lookup)
 	d.ev = d.ctx.NewEvaluator(derive.EvalOptions{Names: sourceNames{d}})
 	return d
 }
 
 // LoadDerived reads derived metric definitions as libpcp does at start-up
-// ($PCP_DERIVED_CONFIG: unreadable parts skipped) and from --derived
-// FILE (an error), with event.flags and event.missed first, so the
-// configured metrics start at 511.0.3. The language is that of the PCP
-// version pcpkit behaves as (derive.ProcessDialect). Messages go to w.
-func LoadDerived(env, file string, w io.Writer) (*derive.Registry, int, error) {
-	reg := derive.NewRegistry(derive.ProcessDialect())
-	reg.RegisterEventMetrics()
-	reg.LoadEnvConfig(env, w)
+// (spec: derive.StartupSpec's, unreadable parts skipped) and from
+// --derived FILE (an error), with event.flags and event.missed first, so
+// the configured metrics start at 511.0.3. The language is that of the
+// PCP version pcpkit behaves as (derive.ProcessDialect). Messages go to w.
+func LoadDerived(spec, file string, w io.Writer) (*derive.Registry, int, error) {
+	reg := derive.NewSpecRegistry(spec, w)
 	if file != "" {
 		if _, err := reg.LoadConfig(file, w); err != nil {
 			return nil, 0, err
@@ -172,12 +171,85 @@ func (d *DerivedSource) Labels(typ uint32, ident uint32) ([]archive.LabelSet, er
 	return d.Source.Labels(typ, ident)
 }
 
-// Text: derived metrics have no help text.
+// Text is a derived metric's own help text, as the real pmlogger asks
+// for it (PM_TEXT_DIRECT: a missing help text is not replaced by the
+// one-line one). The ident is the PMID the metric is logged under
+// (511.(2048|c).i) or its live one.
 func (d *DerivedSource) Text(typ uint32, ident uint32) (string, error) {
-	if typ&archive.TextPMID != 0 && d.derived(pmapi.PMID(ident)) {
+	pmid := pmapi.PMID(ident)
+	if typ&archive.TextPMID == 0 || pmid == pmapi.PMIDNull || pmid.Domain() != derive.DomainDerived {
+		return d.Source.Text(typ, ident)
+	}
+	if derive.IsRemapped(pmid) {
+		pmid = pmapi.NewPMID(pmid.Domain(), pmid.Cluster()&^2048, pmid.Item())
+	}
+	m, ok := d.reg.LookupPMID(pmid)
+	if !ok {
 		return "", pmapi.ErrText
 	}
-	return d.Source.Text(typ, ident)
+	text, help := m.Texts()
+	if typ&archive.TextHelp != 0 {
+		text = help
+	}
+	if text == "" {
+		return "", pmapi.ErrText
+	}
+	return text, nil
+}
+
+// Descs looks descriptors up in one exchange with the source (when it
+// can: a descBatcher) for the source's metrics, and describes the
+// derived ones; a PMID that cannot be described gets a descriptor with
+// PMIDNull, as pmcd.Client.Descs answers.
+func (d *DerivedSource) Descs(pmids []pmapi.PMID) ([]pmapi.Desc, error) {
+	out := make([]pmapi.Desc, len(pmids))
+	var base []pmapi.PMID
+	for i, p := range pmids {
+		if d.derived(p) {
+			desc, err := d.ctx.Desc(p)
+			if err != nil {
+				desc = pmapi.Desc{PMID: pmapi.PMIDNull}
+			}
+			out[i] = desc
+			continue
+		}
+		base = append(base, p)
+	}
+	if len(base) == 0 {
+		return out, nil
+	}
+	descs, err := sourceDescs(d.Source, base)
+	k := 0
+	for i, p := range pmids {
+		if d.derived(p) {
+			continue
+		}
+		out[i] = pmapi.Desc{PMID: pmapi.PMIDNull}
+		if k < len(descs) {
+			out[i] = descs[k]
+		}
+		k++
+	}
+	return out, err
+}
+
+// Prefetch sends ahead, when the source can (a metaPrefetcher), the
+// requests for names, label sets and help text that the source
+// answers; those of derived metrics are answered here.
+func (d *DerivedSource) Prefetch(reqs []pmcd.MetaRequest) error {
+	return d.prefetchBut(reqs, func(r pmcd.MetaRequest) bool {
+		switch r.Kind {
+		case pmcd.MetaNames:
+			return d.derived(pmapi.PMID(r.Ident))
+		case pmcd.MetaLabels:
+			return r.Type == archive.LabelDomain && r.Ident == derive.DomainDerived ||
+				r.Type == archive.LabelItem && d.derived(pmapi.PMID(r.Ident))
+		case pmcd.MetaText:
+			p := pmapi.PMID(r.Ident)
+			return r.Type&archive.TextPMID != 0 && p != pmapi.PMIDNull && p.Domain() == derive.DomainDerived
+		}
+		return false
+	})
 }
 
 // Fetch fetches pmids with the operands of the derived ones, and
@@ -190,20 +262,4 @@ func (d *DerivedSource) Fetch(pmids []pmapi.PMID) (*pmapi.Result, uint32, error)
 	}
 	out, err := d.ev.Postfetch(pmids, res)
 	return out, changes, err
-}
-
-// Lost passes a Reconnector's answer through.
-func (d *DerivedSource) Lost(err error) bool {
-	if rc, ok := d.Source.(source.Reconnector); ok {
-		return rc.Lost(err)
-	}
-	return false
-}
-
-// Reconnect passes through to the source's Reconnector.
-func (d *DerivedSource) Reconnect() error {
-	if rc, ok := d.Source.(source.Reconnector); ok {
-		return rc.Reconnect()
-	}
-	return errors.New("pmlogger: the source cannot reconnect")
 }

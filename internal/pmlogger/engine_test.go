@@ -16,6 +16,7 @@ import (
 	"github.com/pcpkit/pcpkit/internal/testenv"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
+	"github.com/pcpkit/pcpkit/source"
 )
 
 // fakeConfig is the configuration most engine tests record: a "once"
@@ -788,4 +789,31 @@ func findSet(r *pmapi.Result, p pmapi.PMID) *pmapi.ValueSet {
 		}
 	}
 	return nil
+}
+
+// TestRecordingSource: with derived metrics loaded (as on any PCP host,
+// the system's) but none in the configuration, the engine records from
+// the source itself, keeping its PDU fast path and deferred replies; a
+// configuration that names one records through the DerivedSource.
+func TestRecordingSource(t *testing.T) {
+	pdu := fakesource.NewPDU(newFake())
+	reg, _, err := LoadDerived("", "", io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := NewDerivedSource(pdu, reg)
+	plain := []LogState{{PMID: pmapi.NewPMID(60, 2, 0), Mandatory: true, On: true}}
+	if got := recordingSource(ds, plain); got != source.Source(pdu) {
+		t.Errorf("no derived metric: recording from %T, want the wrapped %T", got, pdu)
+	}
+	if _, ok := recordingSource(ds, plain).(pipeSource); !ok {
+		t.Errorf("no derived metric: the source has no pipelined fetches")
+	}
+	derived := append(plain, LogState{PMID: pmapi.NewPMID(511, 0, 3), Mandatory: true, On: true})
+	if got := recordingSource(ds, derived); got != source.Source(ds) {
+		t.Errorf("a derived metric: recording from %T, want the DerivedSource", got)
+	}
+	if got := recordingSource(pdu, nil); got != source.Source(pdu) {
+		t.Errorf("no DerivedSource: recording from %T", got)
+	}
 }

@@ -120,7 +120,7 @@ func TestInteropSideBySide(t *testing.T) {
 	for _, version := range []string{"2", "3"} {
 		t.Run("v"+version, func(t *testing.T) {
 			run := func(prog, base string) []byte {
-				_, errb, rc := testenv.RunCommand(t, dir, testenv.RealEnv(), prog, "-V", version, "-c", cfg, "-s", "8", "-t", "200msec", "-l", base+".log", base)
+				_, errb, rc := testenv.RunCommand(t, dir, loggerEnv(), prog, "-V", version, "-c", cfg, "-s", "8", "-t", "200msec", "-l", base+".log", base)
 				if rc != 0 {
 					t.Fatalf("%s: rc %d: %s", prog, rc, errb)
 				}
@@ -202,7 +202,8 @@ func TestInteropSideBySide(t *testing.T) {
 
 // TestInteropDerived records derived metrics side by side from the local
 // pmcd: the same metadata, record by record (511.2048.N descriptors
-// before every record), and the same metrics in every record.
+// before every record, the metrics' one-line and help text), and the
+// same metrics in every record.
 func TestInteropDerived(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
@@ -212,10 +213,11 @@ func TestInteropDerived(t *testing.T) {
 	dir := t.TempDir()
 	exe := testenv.BuildCommand(t, "pmlogger", dir)
 	conf := filepath.Join(dir, "derived.conf")
-	os.WriteFile(conf, []byte("my.cpu.busy = kernel.all.cpu.user + kernel.all.cpu.sys\nmy.free.pct = 100 * mem.util.free / mem.physmem\nmy.pswitch.rate = rate(kernel.all.pswitch)\n"), 0o644)
+	os.WriteFile(conf, []byte("my.cpu.busy = kernel.all.cpu.user + kernel.all.cpu.sys\nmy.free.pct = 100 * mem.util.free / mem.physmem\nmy.pswitch.rate = rate(kernel.all.pswitch)\n"+
+		"my.cpu.busy(oneline) = user and sys time\nmy.free.pct(oneline) = free memory\nmy.free.pct(helptext) = '\\\nPercentage of\nmemory that is free.'\n"), 0o644)
 	cfg := filepath.Join(dir, "derived.config")
 	os.WriteFile(cfg, []byte("log mandatory on 200 msec { my.cpu.busy my.free.pct my.pswitch.rate kernel.all.cpu.user }\n"), 0o644)
-	env := testenv.RealEnv("PCP_DERIVED_CONFIG=" + conf)
+	env := loggerEnv("PCP_DERIVED_CONFIG=" + conf)
 	for _, version := range []string{"2", "3"} {
 		bases := map[string]string{}
 		for name, prog := range map[string]string{"real": real, "pcpkit": exe} {

@@ -89,7 +89,10 @@ type Options struct {
 	Log      io.Writer     // the log file (nil: discard)
 	Zone     *pcptime.Zone // the time zone of the log's times (nil: local)
 	Now      func() time.Time
-	Signals  <-chan os.Signal  // SIGHUP: new volume; SIGINT/SIGTERM: stop
+	Signals  <-chan os.Signal // SIGHUP: new volume; SIGINT/SIGTERM: stop
+	// Alive, when not nil, is asked after each wake-up: false stops
+	// the recording (-p PID: the process has exited).
+	Alive    func() bool
 	Progress func(records int) // called after each data record is written (tests)
 
 	// Backoff is the wait before each attempt to reconnect a lost
@@ -124,9 +127,10 @@ type LogState struct {
 
 // Exit reasons, as the log file names them.
 const (
-	ReasonSamples = "Sample limit reached"
-	ReasonBytes   = "Byte limit reached"
-	ReasonTime    = "End of run time"
+	ReasonSamples  = "Sample limit reached"
+	ReasonBytes    = "Byte limit reached"
+	ReasonTime     = "End of run time"
+	ReasonVanished = "process from -p has vanished"
 )
 
 // ErrExists is wrapped by Run's error when the archive exists.
@@ -184,6 +188,10 @@ type fetchGroup struct {
 	want   []pmapi.PMID // what is logged, descending
 	state  []*mstate    // per PMID of want
 	byPMID map[pmapi.PMID]*GroupMetric
+
+	// profile is the fetch's instance profile: the instance domains
+	// of its metrics logged for some instances only, with those.
+	profile []pmcd.InDomProfile
 
 	fast     fastRec // the fast path's state (fastpath.go)
 	replyLen int     // bytes of the last reply (pduSource), 0: none yet
@@ -257,6 +265,7 @@ type Logger struct {
 	flight inFlight   // the sample whose reply is read later (pipeline.go)
 	pipe   pipeSource // the source as one, nil when it is not
 	psrc   pduSource  // the source as one, nil when it is not
+	prof   profiler   // the source as one, nil when it is not
 
 	// The loop's work from other goroutines (control.go).
 	calls    chan *loopCall
@@ -320,6 +329,7 @@ func New(o Options) (*Logger, error) {
 	// (Once: an interface conversion per sample costs an itab lookup.)
 	l.pipe, _ = o.Source.(pipeSource)
 	l.psrc, _ = o.Source.(pduSource)
+	l.prof, _ = o.Source.(profiler)
 	if l.log == nil {
 		l.log = io.Discard
 	}
@@ -342,6 +352,7 @@ func New(o Options) (*Logger, error) {
 				continue
 			}
 			fg.pmids = fg.want
+			fg.profile = fetchProfile(fg.state)
 			g.fetches = append(g.fetches, fg)
 		}
 		if len(g.fetches) > 0 {
@@ -352,6 +363,43 @@ func New(o Options) (*Logger, error) {
 	// order (as the real pmlogger's first records show).
 	sort.SliceStable(l.groups, func(a, b int) bool { return l.groups[a].Once() && !l.groups[b].Once() })
 	return l, nil
+}
+
+// profiler is a source that takes an instance profile for its fetches
+// (*pmcd.Client).
+type profiler interface {
+	SetProfile(p []pmcd.InDomProfile)
+}
+
+// fetchProfile is the instance profile of a fetch of metrics (in the
+// fetch's order): each instance domain logged for some instances only,
+// in the order its first metric comes, with the fetch's instances for it
+// (loggerconf.Fetch: the same for every metric of the domain). The real
+// pmlogger sends it (pmAddProfile) so that a PMDA is asked for those
+// instances, some of which it does not list or return otherwise.
+func fetchProfile(state []*mstate) []pmcd.InDomProfile {
+	var out []pmcd.InDomProfile
+	for _, ms := range state {
+		m := ms.m
+		if m.Insts == nil || m.Desc.InDom == pmapi.InDomNull {
+			continue
+		}
+		seen := false
+		for _, p := range out {
+			seen = seen || p.InDom == m.Desc.InDom
+		}
+		if !seen {
+			out = append(out, pmcd.InDomProfile{InDom: m.Desc.InDom, Insts: m.Insts})
+		}
+	}
+	return out
+}
+
+// useProfile sets the source's instance profile for a fetch of fg.
+func (l *Logger) useProfile(fg *fetchGroup) {
+	if l.prof != nil {
+		l.prof.SetProfile(fg.profile)
+	}
 }
 
 // Stats reports what the recording did so far.
@@ -612,6 +660,10 @@ func (l *Logger) loop() error {
 				continue
 			}
 		}
+		if l.o.Alive != nil && !l.o.Alive() {
+			l.stop = ReasonVanished
+			return nil
+		}
 		if !endAt.IsZero() && !now.Before(endAt) {
 			l.stop = ReasonTime
 			return nil
@@ -672,7 +724,14 @@ func (l *Logger) newVolume(why string) error {
 	}
 	_, data := l.w.Offsets()
 	before := l.w.Volume()
-	if err := l.w.NewVolume(); err != nil {
+	// pmlc's request switches even from a volume with no record yet
+	// (the real pmlogger's newvolume always does; an empty volume is
+	// kept otherwise, which the real tools would refuse).
+	switchVol := l.w.NewVolume
+	if why == "pmlc request" {
+		switchVol = l.w.SwitchVolume
+	}
+	if err := switchVol(); err != nil {
 		return l.writeErr(err)
 	}
 	l.volSamples = 0
@@ -750,6 +809,7 @@ func (l *Logger) sample(g *group, fg *fetchGroup) error {
 			return nil
 		}
 	}
+	l.useProfile(fg)
 	if ps := l.psrc; ps != nil {
 		pdu, typ, changes, err := ps.FetchPDU(fg.pmids)
 		return l.recordPDU(g, fg, ps, pdu, typ, changes, err)
@@ -1324,7 +1384,9 @@ func (l *Logger) manageLabels(desc pmapi.Desc, stamp pmapi.Timestamp, onlyInstan
 }
 
 // manageText writes help text: one-line for the PMID and the indom,
-// then long help for both, each once.
+// then long help for both, each once; a derived metric's own again with
+// each of its descriptors (the real pmlogger looks them up under the
+// live PMID, as it does descriptors: see meta).
 func (l *Logger) manageText(desc pmapi.Desc) error {
 	var keys [4]textKey
 	for _, k := range textKeys(desc, &keys) {
@@ -1335,7 +1397,7 @@ func (l *Logger) manageText(desc pmapi.Desc) error {
 		if err != nil {
 			continue
 		}
-		l.texts[k] = true
+		l.texts[k] = k.typ&archive.TextPMID == 0 || !derive.IsRemapped(pmapi.PMID(k.ident))
 		if err := l.w.PutText(&archive.HelpText{Type: k.typ, Ident: k.ident, Text: text}); err != nil {
 			return l.writeErr(err)
 		}

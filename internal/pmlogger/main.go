@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"os/signal"
@@ -12,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/pcpkit/pcpkit/derive"
 	"github.com/pcpkit/pcpkit/internal/cnum"
 	"github.com/pcpkit/pcpkit/internal/getopt"
 	"github.com/pcpkit/pcpkit/internal/logctl"
@@ -20,6 +22,7 @@ import (
 	"github.com/pcpkit/pcpkit/internal/pmlogger/fakesource"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
+	"github.com/pcpkit/pcpkit/pmns"
 	"github.com/pcpkit/pcpkit/source"
 )
 
@@ -159,6 +162,10 @@ type cliOptions struct {
 	writeLag                         time.Duration // --write-lag
 	note                             string        // -m: the map file's note
 	primary                          bool          // -P
+	linger                           bool          // -L
+	notify                           bool          // -N
+	pid                              int           // -p (0: none)
+	namespace                        string        // -n
 	version                          int
 	interval                         time.Duration
 	end, vol                         Limit
@@ -220,6 +227,11 @@ func (o *cliOptions) parse(args []string, stderr, pending *strings.Builder) []st
 		}
 	}
 	o.interval = 60 * time.Second
+	if v, ok := os.LookupEnv("PMLOGGER_INTERVAL"); ok {
+		// atoi(3): whole seconds, 0 for what is not a number
+		n, _ := cnum.Strtol(v)
+		o.interval = time.Duration(int32(n)) * time.Second
+	}
 	evs, operands := getopt.ParseEvents(args, shortOpts, longOpts)
 	for _, ev := range evs {
 		if ev.Err != "" {
@@ -281,6 +293,24 @@ func (o *cliOptions) parse(args []string, stderr, pending *strings.Builder) []st
 			o.note = arg
 		case 'P':
 			o.primary = true
+		case 'L':
+			o.linger = true
+		case 'n':
+			o.namespace = arg
+		case 'N':
+			o.notify = true
+		case 'p':
+			n, k := cnum.Strtol(arg)
+			switch {
+			case k != len(arg):
+				fmt.Fprintf(pending, "pmlogger: invalid process identifier (%s)\n", arg)
+				o.errors++
+			case !processExists(int(int32(n))):
+				fmt.Fprintf(pending, "pmlogger: PID error - no such process (%d)\n", int32(n))
+				o.errors++
+			default:
+				o.pid = int(int32(n))
+			}
 		case '?':
 			o.errors++
 		case optBuiltin:
@@ -296,7 +326,7 @@ func (o *cliOptions) parse(args []string, stderr, pending *strings.Builder) []st
 				o.errors++
 			}
 		default:
-			// -D -f -I -K -L -n -N -o -p -u -U: accepted; see
+			// -D -f -I -K -o -u -U: accepted; see
 			// docs/pmlogger.md for what pcpkit does with them.
 		}
 	}
@@ -370,6 +400,22 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(log, "[%s] pmlogger(%d) Info: Start\n", zshort(zone, now()), pid)
 
+	// -n: the names come from a PMNS file, loaded before connecting.
+	var ns *pmns.Namespace
+	if o.namespace != "" {
+		var err error
+		if ns, err = pmns.Load(o.namespace); err != nil {
+			reason := err.Error()
+			var le *pmns.LoadError
+			if errors.As(err, &le) {
+				io.WriteString(log, le.Messages)
+				reason = le.Reason
+			}
+			fmt.Fprintf(log, "pmlogger: Cannot load namespace from \"%s\": %s\n", o.namespace, reason)
+			return finished(1)
+		}
+	}
+
 	// The source.
 	src, via, err := openSource(o, log, stderr)
 	if err != nil {
@@ -377,8 +423,14 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return finished(1)
 	}
 	defer src.Close()
-	if env := os.Getenv("PCP_DERIVED_CONFIG"); env != "" || o.derived != "" {
-		reg, _, err := LoadDerived(env, o.derived, log)
+	if ns != nil {
+		src = &nsSource{wrapped: wrapped{src}, ns: ns}
+	}
+	// The system's derived metrics ($PCP_DERIVED_CONFIG, or
+	// $PCP_VAR_DIR/config/derived when it is unset), as libpcp loads
+	// them, then --derived's.
+	if spec := derive.StartupSpec(); spec != "" || o.derived != "" {
+		reg, _, err := LoadDerived(spec, o.derived, log)
 		if err != nil {
 			fmt.Fprintf(log, "pmlogger: cannot load derived metrics from \"%s\": %s\n", o.derived, strerr(err))
 			return finished(1)
@@ -425,6 +477,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pmlogger: the [access] section of %s is parsed but not enforced: any host may query the pmlc control port (pcpkit refuses every change of logging)\n", cfgName)
 	}
 	groups := GroupsFrom(res)
+	states := LogStatesFrom(res)
+	src = recordingSource(src, states)
 	labelHost := o.labelHost
 	if labelHost == "" {
 		labelHost = src.Host()
@@ -434,6 +488,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		primary = "primary "
 	}
 	fmt.Fprintf(log, "Starting %slogger for host \"%s\" via \"%s\"\n", primary, labelHost, via)
+	if len(cfg.Statements) == 0 && !o.primary && !o.linger {
+		fmt.Fprintf(log, "Nothing to log, and not the primary logger instance ... good-bye\n")
+		return finished(1)
+	}
 
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGPIPE)
@@ -464,15 +522,32 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			Note:    o.note,
 			Primary: o.primary,
 		},
-		LogStates: LogStatesFrom(res),
+		LogStates: states,
 	}
 	if os.Getenv(FakeProgressEnv) == "1" {
 		opts.Progress = func(n int) { fmt.Fprintf(stdout, "%d\n", n) }
 	}
 	if o.finishSet {
-		if t, ok := finishTime(o.finish, zone); ok {
-			opts.EndTime = t
+		t, perr := finishTime(o.finish, zone)
+		if perr != nil {
+			// The real tool parses -T once the archive's files are
+			// created (still empty).
+			if err := createEmpty(opts.Archive); err != nil {
+				var pe *os.PathError
+				if errors.As(err, &pe) && errors.Is(err, os.ErrExist) {
+					fmt.Fprintf(log, "%v\n", &existsError{path: pe.Path, host: labelHost, base: opts.Archive})
+				} else {
+					fmt.Fprintf(log, "%s\n", createMessage(err, labelHost, opts.Archive))
+				}
+				return finished(1)
+			}
+			fmt.Fprintf(log, "pmlogger: illegal -T argument\n%s", perr.Message())
+			return finished(1)
 		}
+		opts.EndTime = t
+	}
+	if o.pid != 0 {
+		opts.Alive = func() bool { return processExists(o.pid) }
 	}
 	lg, err := New(opts)
 	if err != nil {
@@ -493,6 +568,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return finished(1)
 	}
 	fmt.Fprintf(log, "Archive basename: %s\n", opts.Archive)
+	if o.notify {
+		notifyServiceManager(fmt.Sprintf("READY=1\nMAINPID=%d", pid))
+		defer notifyServiceManager("STOPPING=1")
+	}
 	stats, err := lg.Run()
 	if err != nil {
 		fmt.Fprintf(log, "%v\n", err)
@@ -500,6 +579,23 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(log, "[%s] pmlogger(%d) Info: pmlogger: %s, exiting\n", zshort(zone, now()), pid, stats.Reason)
 	return finished(0)
+}
+
+// recordingSource is the source the engine records from: src, or, when
+// src is a DerivedSource and the configuration names no derived metric,
+// the source it wraps, whose fetch replies the engine can take as they
+// come (fastpath.go, pipeline.go) where the wrapper computes each result.
+func recordingSource(src source.Source, states []LogState) source.Source {
+	ds, ok := src.(*DerivedSource)
+	if !ok {
+		return src
+	}
+	for _, st := range states {
+		if derive.IsDerived(st.PMID) {
+			return src
+		}
+	}
+	return ds.Source
 }
 
 // createMessage is the real tool's text for an archive that cannot be
@@ -545,16 +641,16 @@ func openSource(o *cliOptions, log, stderr io.Writer) (source.Source, string, er
 	}
 	spec := o.host
 	if spec == "" {
-		s, err := DialPMCD("local:")
-		if err == nil {
-			return s, "local:", nil
+		spec = "local:"
+		if !pcpconf.Installed() {
+			// No PCP here at all: nothing else to record from.
+			msg := fmt.Sprintf("pmlogger: PCP is not installed (no %s): recording from the built-in collector", pcpconf.ConfPath())
+			fmt.Fprintln(stderr, msg)
+			if log != stderr {
+				fmt.Fprintln(log, msg)
+			}
+			return builtin()
 		}
-		msg := fmt.Sprintf("pmlogger: no pmcd answering locally (%v): recording from the built-in collector", err)
-		fmt.Fprintln(stderr, msg)
-		if log != stderr {
-			fmt.Fprintln(log, msg)
-		}
-		return builtin()
 	}
 	s, err := DialPMCD(spec)
 	if err != nil {
@@ -623,20 +719,66 @@ func sourceZone(src source.Source) (tz, zi string) {
 	return tz, zi
 }
 
-// finishTime is the -T time: an interval from now, or a pmParseTimeWindow
-// end. An invalid -T is ignored, as pmlogger 6.0.3 ignores it.
-func finishTime(spec string, zone *pcptime.Zone) (time.Time, bool) {
+// finishTime is the -T time, as pmlogger parses it (__pmParseTime from
+// now, with the end of time as the end): an interval from now, or a
+// time; the error is the parser's. A "-" form is taken by libpcp as a
+// date (getdate(3): "-5sec" is 5 seconds ago), which is in the past:
+// the run ends at once.
+func finishTime(spec string, zone *pcptime.Zone) (time.Time, *pcptime.ParseError) {
 	now := time.Now()
-	if sec, nsec, _, err := pcptime.ParseInterval(strings.TrimPrefix(spec, "+")); err == nil {
-		return now.Add(time.Duration(sec)*time.Second + time.Duration(nsec)), true
+	start := pmapi.Timestamp{Sec: now.Unix()}
+	end := pmapi.Timestamp{Sec: math.MaxInt32}
+	if t := strings.TrimLeft(spec, " \t\n\v\f\r"); strings.HasPrefix(t, "-") {
+		if _, _, perr := pcptime.ParseWindow("", "@"+t, "", "", start, end, zone); perr != nil {
+			return time.Time{}, perr
+		}
+		return now, nil
 	}
-	start := pmapi.Timestamp{Sec: now.Unix(), Nsec: int32(now.Nanosecond())}
-	end := pmapi.Timestamp{Sec: now.Unix() + 100*365*86400}
 	w, _, perr := pcptime.ParseWindow("", spec, "", "", start, end, zone)
 	if perr != nil {
-		return time.Time{}, false
+		return time.Time{}, perr
 	}
-	return time.Unix(w.End.Sec, int64(w.End.Nsec)), true
+	// (the timer is set for the time from then, from now)
+	return now.Add(time.Duration(w.End.Sec-start.Sec)*time.Second + time.Duration(w.End.Nsec)), nil
+}
+
+// createEmpty creates the files of an archive, empty, as __pmLogCreate
+// leaves them until the first record.
+func createEmpty(base string) error {
+	for _, suffix := range []string{".index", ".meta", ".0"} {
+		f, err := os.OpenFile(base+suffix, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return err
+		}
+		f.Close()
+	}
+	return nil
+}
+
+// processExists is libpcp's __pmProcessExists: kill(pid, 0) succeeds,
+// or fails only for want of permission.
+func processExists(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// notifyServiceManager sends msg to systemd's $NOTIFY_SOCKET (a unix
+// datagram socket; "@" starts an abstract name), as sd_notify does;
+// nothing when it is not set.
+func notifyServiceManager(msg string) {
+	path := os.Getenv("NOTIFY_SOCKET")
+	if path == "" {
+		return
+	}
+	if path[0] == '@' {
+		path = "\x00" + path[1:]
+	}
+	c, err := net.DialUnix("unixgram", nil, &net.UnixAddr{Name: path, Net: "unixgram"})
+	if err != nil {
+		return
+	}
+	c.Write([]byte(msg))
+	c.Close()
 }
 
 func localHost() string {

@@ -69,6 +69,7 @@ func (l *Logger) canDefer(g *group, fg *fetchGroup) bool {
 // leaves it in flight. A fetch that cannot be sent is the sample's
 // failed fetch, handled and accounted for here.
 func (l *Logger) startDeferred(g *group, fg *fetchGroup) error {
+	l.useProfile(fg)
 	if err := l.pipe.StartFetch(fg.pmids); err != nil {
 		if err := l.recordResult(g, fg, nil, 0, err, nil, 0); err != nil {
 			return err

@@ -67,9 +67,10 @@ func runPmlc(t *testing.T, pmlc string, env []string, pid int, script string) st
 
 // startRecording starts prog recording cfg into dir/base with its
 // control files under ctl, and waits for its map file.
-func startRecording(t *testing.T, prog, dir, base, cfg string, env []string, ctl string) *exec.Cmd {
+func startRecording(t *testing.T, prog, dir, base, cfg string, env []string, ctl string, extra ...string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(prog, "-c", cfg, "-m", "the note", "-l", filepath.Join(dir, base+".log"), filepath.Join(dir, base))
+	args := append(append([]string{}, extra...), "-c", cfg, "-m", "the note", "-l", filepath.Join(dir, base+".log"), filepath.Join(dir, base))
+	cmd := exec.Command(prog, args...)
 	cmd.Env = env
 	cmd.Dir = dir
 	if err := cmd.Start(); err != nil {
@@ -116,7 +117,7 @@ func TestInteropPmlc(t *testing.T) {
 	for _, tool := range []struct{ name, prog string }{{"real", real}, {"pcpkit", exe}} {
 		ctl := filepath.Join(dir, "ctl-"+tool.name)
 		os.MkdirAll(ctl, 0o755)
-		env := testenv.RealEnv("PCP_TMP_DIR="+ctl, "PCP_RUN_DIR="+ctl)
+		env := loggerEnv("PCP_TMP_DIR="+ctl, "PCP_RUN_DIR="+ctl)
 		cmd := startRecording(t, tool.prog, dir, tool.name, cfg, env, ctl)
 		pid := cmd.Process.Pid
 		time.Sleep(700 * time.Millisecond) // a few samples
@@ -160,5 +161,32 @@ func TestInteropPmlc(t *testing.T) {
 	}
 	if d := cmp.Diff(strings.ReplaceAll(mask(maps["real"]), "real", "X"), strings.ReplaceAll(mask(maps["pcpkit"]), "pcpkit", "X")); d != "" {
 		t.Errorf("map files differ (-real +pcpkit):\n%s", d)
+	}
+}
+
+// TestInteropPmlcHost: pmlc's status names the hosts as each pmlogger
+// tells them: the pmcd connected to (-h) and the label's host (-H); and
+// "new volume" right after a switch (an empty volume) starts the next
+// one.
+func TestInteropPmlcHost(t *testing.T) {
+	dir, cfg := interopSetup(t, "pmlc.config", "log mandatory on 10 sec { kernel.all.load }\n")
+	real := testenv.RealTool(t, "pmlogger")
+	pmlc := testenv.RealTool(t, "pmlc")
+	exe := testenv.BuildCommand(t, "pmlogger", dir)
+	for i, extra := range [][]string{nil, {"-h", "localhost"}, {"-h", "local:", "-H", "labelhost"}} {
+		outputs := map[string]string{}
+		for _, tool := range []struct{ name, prog string }{{"real", real}, {"pcpkit", exe}} {
+			ctl := filepath.Join(dir, fmt.Sprintf("ctl-%s-%d", tool.name, i))
+			os.MkdirAll(ctl, 0o755)
+			env := loggerEnv("PCP_TMP_DIR="+ctl, "PCP_RUN_DIR="+ctl)
+			cmd := startRecording(t, tool.prog, dir, fmt.Sprintf("%s%d", tool.name, i), cfg, env, ctl, extra...)
+			time.Sleep(300 * time.Millisecond)
+			outputs[tool.name] = runPmlc(t, pmlc, env, cmd.Process.Pid, "status\nnew volume\nnew volume\nstatus\n")
+			cmd.Process.Signal(syscall.SIGTERM)
+			cmd.Wait()
+		}
+		if d := cmp.Diff(normPmlc(outputs["real"]), normPmlc(outputs["pcpkit"])); d != "" {
+			t.Errorf("%q: pmlc output differs (-real +pcpkit):\n%s\nreal:\n%s", extra, d, outputs["real"])
+		}
 	}
 }

@@ -99,7 +99,7 @@ func TestInteropReconnect(t *testing.T) {
 		var errb []byte
 		go func() {
 			defer close(done)
-			_, errb, rc = testenv.RunCommand(t, dir, testenv.RealEnv(), tool.prog, "-h", p.addr(), "-c", cfg, "-T", "9sec", "-l", base+".log", base)
+			_, errb, rc = testenv.RunCommand(t, dir, loggerEnv(), tool.prog, "-h", p.addr(), "-c", cfg, "-T", "9sec", "-l", base+".log", base)
 		}()
 		time.Sleep(1500 * time.Millisecond)
 		p.cut(1500 * time.Millisecond)

@@ -81,7 +81,7 @@ func TestInteropFetchSplit(t *testing.T) {
 			cfg := filepath.Join(dir, tc.name+".config")
 			os.WriteFile(cfg, []byte(tc.config), 0o644)
 			shapes := func(prog, base string) []string {
-				_, errb, rc := testenv.RunCommand(t, dir, testenv.RealEnv(), prog, "-c", cfg, "-s", "2", "-l", base+".log", filepath.Join(dir, base))
+				_, errb, rc := testenv.RunCommand(t, dir, loggerEnv(), prog, "-c", cfg, "-s", "2", "-l", base+".log", filepath.Join(dir, base))
 				if rc != 0 {
 					t.Fatalf("%s: rc %d: %s", prog, rc, errb)
 				}
@@ -120,7 +120,7 @@ func TestInteropPmlogconf(t *testing.T) {
 	needPMCD(t)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "pmlogconf.config")
-	if _, errb, rc := testenv.RunCommand(t, dir, testenv.RealEnv(), conf, "-q", cfg); rc != 0 {
+	if _, errb, rc := testenv.RunCommand(t, dir, loggerEnv(), conf, "-q", cfg); rc != 0 {
 		t.Fatalf("pmlogconf: rc %d: %s", rc, errb)
 	}
 	exe := testenv.BuildCommand(t, "pmlogger", dir)
@@ -145,7 +145,7 @@ func TestInteropPmlogconf(t *testing.T) {
 		return b.String()
 	}
 	shapes := func(prog, base string) []string {
-		_, errb, rc := testenv.RunCommand(t, dir, testenv.RealEnv(), prog, "-c", cfg, "-t", "300msec", "-s", "8", "-l", base+".log", filepath.Join(dir, base))
+		_, errb, rc := testenv.RunCommand(t, dir, loggerEnv(), prog, "-c", cfg, "-t", "300msec", "-s", "8", "-l", base+".log", filepath.Join(dir, base))
 		if rc != 0 {
 			t.Fatalf("%s: rc %d: %s", prog, rc, errb)
 		}

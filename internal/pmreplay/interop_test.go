@@ -17,7 +17,7 @@ import (
 
 func run(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	t.Setenv("TZ", "UTC")
+	testenv.Setenv(t)
 	var out, errb bytes.Buffer
 	rc := Main(args, &out, &errb)
 	return out.String(), errb.String(), rc
@@ -264,5 +264,30 @@ func TestInteropSharedInDomCache(t *testing.T) {
 	}
 	if out, _, _ := run(t, "-a", "bigace_v2", "-o", "csv", "-t", "13", "40.2.1", "40.2.0"); !strings.Contains(out, ",7012459") {
 		t.Errorf("40.2.0 does not report instance 7012459 beside 40.2.1:\n%s", out)
+	}
+}
+
+// TestInteropSystemDerived: with PCP_DERIVED_CONFIG unset, pmreplay
+// replays the system's derived metrics ($PCP_VAR_DIR/config/derived) as
+// pmrep does, their names grafted into the archive's (so a subtree
+// validates, and fails, in pmrep's order).
+func TestInteropSystemDerived(t *testing.T) {
+	if !testenv.Interop() {
+		t.Skip("PCP_INTEROP=1 compares with the real pmrep")
+	}
+	pmrep := testenv.RealTool(t, "pmrep")
+	dir := testenv.SharedDir(t, "pcp-qa-archives")
+	for _, specs := range [][]string{
+		{"kernel.cpu.util"}, {"kernel.cpu"}, {"disk.dev.await", "hinv.ncpu"}, {"disk"}, {"disk.dev.d_await"}, {"event"},
+	} {
+		args := append([]string{"-a", "20180416", "-o", "csv", "-t", "10min", "-s", "8"}, specs...)
+		wout, werr, wrc := testenv.RunCommand(t, dir, testenv.RealEnv("PCP_DERIVED_CONFIG"), "/usr/bin/python3", append([]string{pmrep}, args...)...)
+		t.Chdir(dir)
+		testenv.Setenv(t, "PCP_DERIVED_CONFIG")
+		var out, errb bytes.Buffer
+		rc := Main(args, &out, &errb)
+		if d := cmp.Diff(string(wout)+string(werr), out.String()+errb.String()); d != "" || wrc != rc {
+			t.Errorf("pmreplay %s: differs from pmrep (exit %d, pmrep %d; -pmrep +pcpkit):\n%s", strings.Join(args, " "), rc, wrc, d)
+		}
 	}
 }

@@ -27,9 +27,11 @@ import (
 	"strings"
 
 	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/derive"
 	"github.com/pcpkit/pcpkit/internal/getopt"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
+	"github.com/pcpkit/pcpkit/pmns"
 	"github.com/pcpkit/pcpkit/replay"
 )
 
@@ -109,7 +111,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		io.WriteString(stderr, usage)
 		return 1
 	}
-	r, err := newReport(o, out)
+	r, err := newReport(o, out, stderr)
 	if err != nil {
 		fmt.Fprint(stderr, err.Error())
 		return 1
@@ -247,6 +249,7 @@ type report struct {
 	indoms map[pmapi.InDom]*indomCache
 	prev   *pmapi.Result
 	line   []byte
+	reg    *derive.Registry // the derived metrics
 }
 
 type indomCache struct {
@@ -254,7 +257,7 @@ type indomCache struct {
 	insts     map[int32]bool
 }
 
-func newReport(o *options, out *bufio.Writer) (*report, error) {
+func newReport(o *options, out *bufio.Writer, stderr io.Writer) (*report, error) {
 	c, err := replay.Open(o.archive)
 	if err != nil {
 		return nil, fmt.Errorf("Cannot open archive %s: %s\n", o.archive, archive.ErrText(err))
@@ -329,6 +332,10 @@ func newReport(o *options, out *bufio.Writer) (*report, error) {
 	// In the environment, even empty, as libpcp and pmrep test it.
 	_, r.wrap = os.LookupEnv("PCP_COUNTER_WRAP")
 	c.SetWrap(r.wrap)
+	// The process's derived metrics ($PCP_DERIVED_CONFIG, else the
+	// system's), as libpcp makes them available in pmrep's context.
+	r.reg = derive.NewProcessRegistry(stderr)
+	c.UseDerived(r.reg, derive.EvalOptions{})
 	if err := r.addMetrics(); err != nil {
 		return fail(err)
 	}
@@ -354,21 +361,22 @@ func (r *report) addMetrics() error {
 	if r.o.precisionForce >= 0 {
 		prec = r.o.precisionForce
 	}
+	// The archive's names with the derived metrics' grafted in (libpcp's
+	// anonymous event.flags and event.missed among them), as
+	// pmTraversePMNS walks them.
+	var derived []string
+	for _, m := range r.reg.Metrics() {
+		derived = append(derived, m.Name)
+	}
+	tree := pmns.NewGrafted(meta.Traverse(""), derived)
 	for _, spec := range r.o.metrics {
-		leaves := meta.Traverse(spec)
-		// libpcp's anonymous metrics, in every namespace after the
-		// archive's own names
-		for _, a := range []string{"event.flags", "event.missed"} {
-			if spec == "" || spec == a || strings.HasPrefix(a, spec+".") {
-				leaves = append(leaves, a)
-			}
-		}
+		leaves := tree.Traverse(spec)
 		if len(leaves) == 0 {
 			return fmt.Errorf("Invalid metric %s (PM_ERR_NAME Unknown metric name).\n", spec)
 		}
 		for _, name := range leaves {
-			pmid, ok := meta.Lookup(name)
-			if !ok {
+			pmid, err := r.c.LookupName(name)
+			if dm, ok := r.reg.Lookup(name); ok && dm.Anon && pmid == dm.PMID {
 				// an anonymous metric: never in an archive
 				if !anon[name] {
 					anon[name] = true
@@ -379,11 +387,17 @@ func (r *report) addMetrics() error {
 				}
 				continue
 			}
+			if err != nil {
+				return invalidMetric(name, pmapi.ErrName)
+			}
 			if seen[pmid] {
 				continue
 			}
-			d, ok := meta.Desc(pmid)
-			if !ok {
+			d, err := r.c.Desc(pmid)
+			if err != nil {
+				if derive.IsDerived(pmid) {
+					return invalidMetric(name, pmapi.ErrBadDerive)
+				}
 				return fmt.Errorf("Invalid metric %s (PM_ERR_PMID_LOG Metric not defined in the PCP archive log).\n", name)
 			}
 			switch d.Type {
@@ -392,7 +406,7 @@ func (r *report) addMetrics() error {
 				return fmt.Errorf("Invalid metric %s (PM_ERR_TYPE Unknown or illegal metric type).\n", name)
 			}
 			seen[pmid] = true
-			m := &metric{name: name, pmid: pmid, desc: *d, prec: prec}
+			m := &metric{name: name, pmid: pmid, desc: d, prec: prec}
 			if d.InDom == pmapi.InDomNull {
 				m.cols = []column{{inst: pmapi.InstNull}}
 			} else {
@@ -444,6 +458,12 @@ func (r *report) addMetrics() error {
 		return errors.New("No compatible metrics found.\n")
 	}
 	return nil
+}
+
+// invalidMetric is pmrep's message for a metric it cannot report:
+// "Invalid metric NAME (PM_ERR_... text)." and a newline.
+func invalidMetric(name string, code pmapi.Error) error {
+	return fmt.Errorf("%s", "Invalid metric "+name+" ("+code.Name()+" "+code.Error()+").\n")
 }
 
 // timeScaling is, for a counter of time in the given scale, pmConvScale's

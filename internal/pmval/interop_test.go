@@ -15,6 +15,7 @@ import (
 	"github.com/pcpkit/pcpkit/internal/testenv"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
+	"github.com/pcpkit/pcpkit/pmcd"
 	"github.com/pcpkit/pcpkit/replay"
 )
 
@@ -23,6 +24,8 @@ func run(t *testing.T, dir string, args []string, env ...string) (string, string
 	t.Helper()
 	t.Chdir(dir)
 	t.Setenv("TZ", "UTC")
+	// --container sets it for the process, as libpcp does
+	t.Setenv(pmcd.ContainerEnv, "")
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)

@@ -119,6 +119,11 @@ func TestInteropLive(t *testing.T) {
 		{args: []string{"-U", "foo", "-h", "localhost", "hinv.ncpu"}},
 		{args: []string{"-h", "localhost", "-a", "foo", "hinv.ncpu"}},
 		{args: []string{"-h", "localhost?compress", "hinv.ncpu"}},
+		// options pcpkit has no means for fail as the real ones do
+		{args: []string{"--container=nosuch", "-s", "1", "kernel.all.load"}},
+		{args: []string{"--container=nosuch", "-s", "1", "hinv.ncpu"}},
+		{args: []string{"-g", "-s", "1", "hinv.ncpu"}},
+		{args: []string{"-p", "4444", "-s", "1", "hinv.ncpu"}},
 	}
 	for _, c := range cases {
 		compareLive(t, dir, real, "pmval "+strings.Join(c.args, " "), c.args, "PCP_DERIVED_CONFIG=", c.changing)

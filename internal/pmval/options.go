@@ -3,12 +3,14 @@ package pmval
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 
 	"github.com/pcpkit/pcpkit/derive"
 	"github.com/pcpkit/pcpkit/internal/getopt"
 	"github.com/pcpkit/pcpkit/pcptime"
+	"github.com/pcpkit/pcpkit/pmcd"
 	"github.com/pcpkit/pcpkit/pmns"
 )
 
@@ -126,6 +128,7 @@ type options struct {
 	hosts                        []string // -h
 	local                        bool     // -L
 	gui                          bool     // -g or -p
+	guiPort                      bool     // -p: connect to a running pmtime
 	namespace                    string
 	align, start, finish, origin *string
 	samples                      int // -1: not given
@@ -214,7 +217,7 @@ func parse(args []string, stderr *strings.Builder, pending *strings.Builder) (*o
 				fmt.Fprintf(pending, "pmval: -p requires a positive numeric argument\n")
 				o.errors++
 			} else {
-				o.gui = true
+				o.gui, o.guiPort = true, true
 			}
 		case 'S':
 			o.start = &arg
@@ -264,8 +267,13 @@ func parse(args []string, stderr *strings.Builder, pending *strings.Builder) (*o
 			o.reverse = true
 		case optJSON:
 			o.json = true
-		case 'K', optContainer:
-			// local PMDAs and containers do not apply to archives
+		case optContainer:
+			// The container of the pmcd context, as libpcp takes it
+			// (archives ignore it).
+			os.Setenv(pmcd.ContainerEnv, arg)
+		case 'K':
+			// local PMDAs do not apply to archives, and pcpkit has
+			// no local context (-L)
 		case 'L':
 			// A local context, whatever -a or -h say (they do not
 			// conflict with it).

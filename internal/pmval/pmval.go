@@ -6,7 +6,9 @@
 // Main.
 //
 // A local context (-L) and the GUI time control (-g, -p) are not
-// supported: pmval reports "Operation not supported" for them.
+// supported: pmval fails for them ("Operation not supported"; -g and -p
+// as the real pmval fails where pmtime is not installed). --container
+// is sent to pmcd (pmcd.ContainerEnv).
 package pmval
 
 import (
@@ -15,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os/exec"
 	"sort"
 	"strings"
 	"syscall"
@@ -202,9 +205,6 @@ func (t *tool) run(args []string) int {
 			t.fail("pmval: --reverse is supported for archives only\n")
 		}
 		t.openLive(spec, source)
-		if o.gui {
-			t.fail("pmval: pmTimeConnect: %s\n", archive.ErrText(syscall.ENOTSUP))
-		}
 	} else {
 		t.openArchive(spec, source)
 	}
@@ -233,6 +233,9 @@ func (t *tool) run(args []string) int {
 	if !o.tzSet && !o.hostzone && !t.events {
 		t.out.WriteString("\n")
 	}
+	if o.gui {
+		t.timeConnect()
+	}
 	if t.live == nil {
 		t.setMode()
 	}
@@ -251,13 +254,29 @@ func (t *tool) run(args []string) int {
 	return 0
 }
 
+// timeConnect is pmTimeConnect for -g and -p, which pcpkit does not
+// implement: it fails as the real pmval does where pmtime is not there
+// (-g: the child's execvp(3) fails; -p: no pmtime answers on the port),
+// else with ENOTSUP.
+func (t *tool) timeConnect() {
+	err := error(syscall.ENOTSUP)
+	switch {
+	case t.o.guiPort:
+		err = syscall.EINTR
+	default:
+		if _, lerr := exec.LookPath("pmtime"); lerr != nil {
+			t.out.Flush()
+			io.WriteString(t.errw, "execvp: No such file or directory\n")
+			err = syscall.ENOENT
+		}
+	}
+	t.fail("pmval: pmTimeConnect: %s\n", archive.ErrText(err))
+}
+
 // openArchive opens the archive source and sets the run up from it: the
 // derived metrics, the host name, the zone and time window, the metric
 // and its instances.
 func (t *tool) openArchive(spec *metricspec.Spec, source string) {
-	if t.o.gui {
-		t.fail("pmval: pmTimeConnect: %s\n", archive.ErrText(syscall.ENOTSUP))
-	}
 	t.source = source
 	c, err := replay.Open(source)
 	if err != nil {

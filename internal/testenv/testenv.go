@@ -175,12 +175,15 @@ func RealEnv(extra ...string) []string {
 
 // Setenv sets the environment of an in-process run of a pcpkit tool as
 // RealEnv sets the real tool's: TZ=UTC and PCP_DERIVED_CONFIG= (empty),
-// then env ("KEY=value" sets, "KEY" alone unsets), restored when the test
+// PCP_CONTAINER= (empty, as a previous run's --container may have left
+// it), then env ("KEY=value" sets, "KEY" alone unsets), restored when the test
 // ends.
 func Setenv(t testing.TB, env ...string) {
 	t.Helper()
 	t.Setenv("TZ", "UTC")
 	t.Setenv("PCP_DERIVED_CONFIG", "")
+	// set by a run's --container for the process, as libpcp sets it
+	t.Setenv("PCP_CONTAINER", "")
 	for _, kv := range env {
 		k, v, ok := strings.Cut(kv, "=")
 		t.Setenv(k, v)

@@ -1,15 +1,15 @@
-package pmctx
+package pmns
 
 import "strings"
 
-// nameTree is a local PMNS (an archive's, or a -n file's) with the
+// Grafted is a local PMNS (an archive's, or a -n file's) with the
 // derived metrics' names grafted in, as libpcp's pmTraversePMNS walks it:
 // depth first, the children of each node in the PMNS's order, then the
 // children only derived names give it, in the order they were first
 // registered. A derived name the PMNS already has (as a leaf or not) is
 // the PMNS's; one below a leaf of the PMNS turns that leaf into a node
 // (the leaf is no longer traversed, though its name still resolves).
-type nameTree struct {
+type Grafted struct {
 	root treeNode
 }
 
@@ -20,11 +20,11 @@ type treeNode struct {
 	byName   map[string]*treeNode
 }
 
-// newNameTree builds the tree of the leaf names base, in the PMNS's
+// NewGrafted builds the tree of the leaf names base, in the PMNS's
 // traversal order (which gives each node's children in order), and the
 // derived names, in registration order.
-func newNameTree(base, derived []string) *nameTree {
-	t := &nameTree{}
+func NewGrafted(base, derived []string) *Grafted {
+	t := &Grafted{}
 	for _, n := range base {
 		t.insert(n, false)
 	}
@@ -36,7 +36,7 @@ func newNameTree(base, derived []string) *nameTree {
 
 // insert adds a leaf name, creating the nodes above it; a derived name
 // (graft) does not change what is already there.
-func (t *nameTree) insert(name string, graft bool) {
+func (t *Grafted) insert(name string, graft bool) {
 	n := &t.root
 	parts := strings.Split(name, ".")
 	for i, p := range parts {
@@ -61,9 +61,9 @@ func (t *nameTree) insert(name string, graft bool) {
 	}
 }
 
-// traverse returns the leaves at or below name ("" is the root), nil when
+// Traverse returns the leaves at or below name ("" is the root), nil when
 // there are none.
-func (t *nameTree) traverse(name string) []string {
+func (t *Grafted) Traverse(name string) []string {
 	n := &t.root
 	if name != "" {
 		for _, p := range strings.Split(name, ".") {
