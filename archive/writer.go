@@ -718,6 +718,30 @@ func (w *Writer) PutLabels(r *LabelRecord) error {
 // (with IndexByCaller; otherwise the Writer's own policy decides).
 func (w *Writer) IndexNext() { w.callerIndex = true }
 
+// Skipped tells a Writer with IndexByCaller that a data record stamped t
+// was read and left out (pmlogrewrite's record whose every metric was
+// deleted): the closing index entry takes t's time and the end of the
+// data, unless a later record gets an entry.
+//
+// If IndexNext was called, the record's index entry is written all the
+// same (pointing at the end of the data), as pmlogrewrite writes it
+// before it knows the record is left out.
+func (w *Writer) Skipped(t pmapi.Timestamp) error {
+	if err := w.check(); err != nil {
+		return err
+	}
+	w.lastStamp, w.lastVol, w.lastStart, w.lastIndexed = t, w.vol, w.dataOff(), false
+	if w.callerIndex {
+		w.callerIndex = false
+		if err := w.putIndex(IndexEntry{Stamp: t, Vol: int32(w.vol), MetaOff: w.metaMark, DataOff: w.dataOff()}); err != nil {
+			return err
+		}
+		w.lastIndexed = true
+	}
+	w.metaMark = w.meta.off
+	return nil
+}
+
 // PutRawMeta writes a metadata record given as its bytes on disk (both
 // length words included, in the archive's version), such as
 // MetaRecord.Raw or AppendMetaRecord's output, as it is: an instance

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/cnum"
+	"github.com/pcpkit/pcpkit/internal/lhash"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -404,11 +405,16 @@ func (p *parser) indomRule() {
 	p.curInD = nil
 	p.curStar = p.starI
 	if p.starI {
-		for _, x := range p.meta.InDomOrder {
-			if x.Domain() == indom.Domain() {
-				if ip := p.startInDom(x); ip != nil {
-					p.curInD = append(p.curInD, ip)
-				}
+		// (in the order libpcp's hash table of them walks)
+		for _, k := range p.indomWalk() {
+			if x := pmapi.InDom(k); x.Domain() == indom.Domain() {
+				p.startInDom(x)
+			}
+		}
+		// the rule walks the specs newest first, as the real one does
+		for _, ip := range p.r.indoms {
+			if ip.old.Domain() == indom.Domain() {
+				p.curInD = append(p.curInD, ip)
 			}
 		}
 	} else if ip := p.startInDom(indom); ip != nil {
@@ -625,11 +631,18 @@ func (p *parser) metricRule() {
 		p.next()
 		pmid := p.pmidInt(t)
 		if p.starM != 0 {
-			for _, d := range p.meta.Descs {
-				if d.PMID.Domain() == pmid.Domain() && (p.starM == 2 || d.PMID.Cluster() == pmid.Cluster()) {
-					if mp := p.startMetric(d.PMID); mp != nil {
-						p.curMet = append(p.curMet, mp)
-					}
+			in := func(x pmapi.PMID) bool {
+				return x.Domain() == pmid.Domain() && (p.starM == 2 || x.Cluster() == pmid.Cluster())
+			}
+			for _, k := range p.pmidWalk() {
+				if in(pmapi.PMID(k)) {
+					p.startMetric(pmapi.PMID(k))
+				}
+			}
+			// the rule walks the specs newest first, as the real one does
+			for _, mp := range p.r.metrics {
+				if in(mp.old.PMID) {
+					p.curMet = append(p.curMet, mp)
 				}
 			}
 		} else if mp := p.startMetric(pmid); mp != nil {
@@ -950,4 +963,23 @@ func (p *parser) unitsClause() {
 func atoi(s string) int {
 	v, _ := cnum.Strtol(s)
 	return int(int32(v))
+}
+
+// indomWalk is the archive's instance domains in the order a walk of
+// libpcp's hash table of them gives (each added at its first record).
+func (p *parser) indomWalk() []uint32 {
+	o := lhash.New()
+	for _, x := range p.meta.InDomOrder {
+		o.Add(uint32(x))
+	}
+	return o.Keys()
+}
+
+// pmidWalk is the archive's metrics in libpcp's hash table walk order.
+func (p *parser) pmidWalk() []uint32 {
+	o := lhash.New()
+	for _, d := range p.meta.Descs {
+		o.Add(uint32(d.PMID))
+	}
+	return o.Keys()
 }

@@ -154,20 +154,27 @@ type rewriter struct {
 	out     string
 	w       *archive.Writer
 
-	active  map[pmapi.PMID]*metricSpec // metrics whose values change
-	seenEvt bool
-	meta    []archive.MetaRecord
-	mi      int
-	buf     []byte
+	active map[pmapi.PMID]*metricSpec // metrics whose values change
+	// usedInDoms are the instance domains of the output's metrics: the
+	// real tool writes no other
+	usedInDoms map[pmapi.InDom]bool
+	seenEvt    bool
+	// the stamp of the metadata record at pendingAt-1 as last shifted
+	pending   pmapi.Timestamp
+	pendingAt int
+	meta      []archive.MetaRecord
+	mi        int
+	buf       []byte
 }
 
 // fix applies the global time change.
 func (x *rewriter) fix(t pmapi.Timestamp) pmapi.Timestamp {
 	g := &x.r.global
-	if g.flags&gTime == 0 {
+	if g.flags&gTime == 0 || g.sec == 0 {
+		// (a delta under a second changes nothing in the real tool)
 		return t
 	}
-	if g.sec >= 0 {
+	if g.sec > 0 {
 		t.Sec += g.sec
 		t.Nsec += int32(g.nsec)
 		if t.Nsec >= 1e9 {
@@ -191,6 +198,17 @@ func (x *rewriter) run() error {
 		if mp.flags != 0 || mp.ip != nil {
 			x.active[mp.old.PMID] = mp
 		}
+	}
+	x.usedInDoms = map[pmapi.InDom]bool{}
+	for _, d := range x.a.Meta().Descs {
+		indom := d.InDom
+		if mp := x.r.byPMID[d.PMID]; mp != nil {
+			if mp.flags&mDelete != 0 {
+				continue
+			}
+			indom = mp.new.InDom
+		}
+		x.usedInDoms[indom] = true
 	}
 	var err error
 	if x.meta, err = x.a.MetaRecords(); err != nil {
@@ -293,6 +311,20 @@ func (x *rewriter) create(start pmapi.Timestamp) error {
 	return nil
 }
 
+// pendingStamp is the time of the metadata record at x.mi as the real
+// tool sees it: it shifts the record's time (the global time rule) each
+// time it looks at it, and looks at a record that is not due yet again
+// with the next data record, so a record held back is shifted again
+// (and a forward shift can push it past every record: it is then never
+// written).
+func (x *rewriter) pendingStamp(t pmapi.Timestamp) pmapi.Timestamp {
+	if x.pendingAt != x.mi+1 {
+		x.pendingAt, x.pending = x.mi+1, t
+	}
+	x.pending = x.fix(x.pending)
+	return x.pending
+}
+
 // putMeta writes the metadata due before rec (stamped t), and reports
 // whether an index entry is due (anything but a descriptor went out).
 func (x *rewriter) putMeta(rec *archive.Record, t pmapi.Timestamp) (bool, error) {
@@ -312,7 +344,7 @@ func (x *rewriter) putMeta(rec *archive.Record, t pmapi.Timestamp) (bool, error)
 				return due, err
 			}
 		case mr.InDom != nil:
-			if t.Before(x.fix(mr.InDom.Stamp)) {
+			if t.Before(x.pendingStamp(mr.InDom.Stamp)) {
 				return due, nil
 			}
 			due = true
@@ -320,7 +352,7 @@ func (x *rewriter) putMeta(rec *archive.Record, t pmapi.Timestamp) (bool, error)
 				return due, err
 			}
 		case mr.Label != nil:
-			if t.Before(x.fix(mr.Label.Stamp)) {
+			if t.Before(x.pendingStamp(mr.Label.Stamp)) {
 				return due, nil
 			}
 			due = true
@@ -402,7 +434,7 @@ func (x *rewriter) putDesc(mr *archive.MetaRecord) error {
 
 func (x *rewriter) putInDom(mr *archive.MetaRecord) error {
 	ir := *mr.InDom
-	ir.Stamp = x.fix(ir.Stamp)
+	ir.Stamp = x.pending
 	if ip := x.r.byInDom[ir.InDom]; ip != nil {
 		ir.InDom = ip.new
 		insts := append([]int32(nil), ir.Insts...)
@@ -439,6 +471,10 @@ func (x *rewriter) putInDom(mr *archive.MetaRecord) error {
 		}
 		ir.Insts, ir.Names, ir.Deleted = insts, names, deleted
 	}
+	if !x.usedInDoms[ir.InDom] {
+		// no metric of the output is defined over it
+		return nil
+	}
 	c := *mr
 	c.InDom = &ir
 	return x.putRaw(&c)
@@ -446,10 +482,24 @@ func (x *rewriter) putInDom(mr *archive.MetaRecord) error {
 
 func (x *rewriter) putLabel(mr *archive.MetaRecord) error {
 	lr := *mr.Label
-	lr.Stamp = x.fix(lr.Stamp)
-	lr.Ident = x.labelIdent(lr.Type, lr.Ident)
+	lr.Stamp = x.pending
+	ident := x.labelIdent(lr.Type, lr.Ident)
 	c := *mr
 	c.Label = &lr
+	if lr.Type&archive.LabelInstances != 0 && ident != lr.Ident {
+		// the instances' label sets of a renumbered instance domain go
+		// out one record each, last first
+		lr.Ident = ident
+		sets := lr.Sets
+		for k := len(sets) - 1; k >= 0; k-- {
+			lr.Sets = sets[k : k+1]
+			if err := x.putRaw(&c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	lr.Ident = ident
 	return x.putRaw(&c)
 }
 
@@ -472,7 +522,11 @@ func (x *rewriter) labelIdent(typ, ident uint32) uint32 {
 			case typ&archive.LabelDomain != 0:
 				o, n = mp.old.PMID.Domain(), mp.new.PMID.Domain()
 			case typ&archive.LabelCluster != 0:
-				o, n = uint32(mp.old.PMID)&^0x3ff, uint32(mp.new.PMID)&^0x3ff
+				// as the real tool compares them: domain and cluster
+				// numbers or'ed, which no cluster label's identifier
+				// matches but by chance
+				o = mp.old.PMID.Domain() | mp.old.PMID.Cluster()
+				n = mp.new.PMID.Domain() | mp.new.PMID.Cluster()
 			default:
 				o, n = uint32(mp.old.PMID), uint32(mp.new.PMID)
 			}
@@ -487,6 +541,9 @@ func (x *rewriter) labelIdent(typ, ident uint32) uint32 {
 func (x *rewriter) putText(mr *archive.MetaRecord) error {
 	t := *mr.Text
 	switch {
+	case t.Text == "":
+		// libpcp does not index an empty text, so the real tool's
+		// rules never reach it: it keeps its identifier
 	case t.Type&archive.TextPMID != 0:
 		if mp := x.r.byPMID[pmapi.PMID(t.Ident)]; mp != nil && mp.new.PMID != mp.old.PMID {
 			t.Ident = uint32(mp.new.PMID)
@@ -532,6 +589,9 @@ func (x *rewriter) putRecord(rec *archive.Record, t pmapi.Timestamp) error {
 		kept = append(kept, vs)
 	}
 	if len(kept) == 0 && !rec.IsMark() {
+		if err := x.w.Skipped(t); err != nil {
+			return x.writeErr(err)
+		}
 		return nil
 	}
 	res.VSets = kept
