@@ -1180,7 +1180,7 @@ func (w *Writer) Close() error {
 	err := w.err
 	if err == nil && w.nrec == 0 && w.vol == 0 && w.data == nil {
 		// An archive with no record at all still gets its files.
-		if w.data, err = w.createFile(w.base+".0", 0); err == nil {
+		if w.data, err = w.createFile(w.base+".0", 0); err == nil && w.index == nil {
 			w.index, err = w.createFile(w.base+".index", VolIndex)
 		}
 	}

@@ -159,15 +159,15 @@ func (p *parser) globalRule() {
 				g.flags |= gHostname
 			}
 		case tTZ:
-			p.assignOr("Expecting -> in tz clause")
+			p.assignOr("Expecting -> in timezone clause")
 			s := p.peek()
 			if s.kind != tString {
-				p.fail("Expecting timezone string in tz clause")
+				p.fail("Expecting timezone string in timezone clause")
 			}
 			p.next()
 			g := &p.r.global
 			if g.flags&gTZ != 0 {
-				p.fail("Duplicate global tz clause")
+				p.fail("Duplicate global timezone clause")
 			}
 			if s.text == p.label.TZ {
 				if p.warn {
@@ -249,7 +249,7 @@ func (p *parser) features() uint32 {
 			n := p.expect(tNumber)
 			b := atoi(n.text)
 			if b < 0 || b > 31 {
-				p.failf("Feature bit (%d) must be between 0 and 31", b)
+				p.failf("Bit \"%d\" not in the range 0..31", b)
 			}
 			v |= 1 << uint(b)
 			if p.next().kind == tRParen {
@@ -634,7 +634,7 @@ func (p *parser) metricRule() {
 			in := func(x pmapi.PMID) bool {
 				return x.Domain() == pmid.Domain() && (p.starM == 2 || x.Cluster() == pmid.Cluster())
 			}
-			for _, k := range p.pmidWalk() {
+			for _, k := range pmidWalk(p.meta) {
 				if in(pmapi.PMID(k)) {
 					p.startMetric(pmapi.PMID(k))
 				}
@@ -971,15 +971,6 @@ func (p *parser) indomWalk() []uint32 {
 	o := lhash.New()
 	for _, x := range p.meta.InDomOrder {
 		o.Add(uint32(x))
-	}
-	return o.Keys()
-}
-
-// pmidWalk is the archive's metrics in libpcp's hash table walk order.
-func (p *parser) pmidWalk() []uint32 {
-	o := lhash.New()
-	for _, d := range p.meta.Descs {
-		o.Add(uint32(d.PMID))
 	}
 	return o.Keys()
 }

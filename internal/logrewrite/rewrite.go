@@ -344,7 +344,14 @@ func (x *rewriter) putMeta(rec *archive.Record, t pmapi.Timestamp) (bool, error)
 				return due, err
 			}
 		case mr.InDom != nil:
-			if t.Before(x.pendingStamp(mr.InDom.Stamp)) {
+			st := mr.InDom.Stamp
+			if mr.InDom.Type == archive.MetaInDomDelta {
+				// the real tool does not shift the time of a delta
+				x.pendingAt, x.pending = x.mi+1, st
+			} else {
+				st = x.pendingStamp(st)
+			}
+			if t.Before(st) {
 				return due, nil
 			}
 			due = true

@@ -3,8 +3,10 @@ package logrewrite
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/internal/lhash"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -185,8 +187,8 @@ func (r *rules) link(m *archive.Meta, file string, warn bool) error {
 		if !change && ip.new == ip.old {
 			continue
 		}
-		for _, d := range m.Descs {
-			mp := r.metricFor(m, d.PMID)
+		for _, k := range pmidWalk(m) {
+			mp := r.metricFor(m, pmapi.PMID(k))
 			if mp == nil || mp.old.InDom != ip.old {
 				continue
 			}
@@ -359,6 +361,9 @@ func (r *rules) report(w io.Writer, in *archive.Label) {
 		}
 		if mp.flags&mChangeInDom != 0 {
 			fmt.Fprintf(w, "InDom:\t\t%s -> %s\n", mp.old.InDom, mp.new.InDom)
+			if mp.output != outAll {
+				fmt.Fprintf(w, "Output:\t\t%s\n", mp.outputText())
+			}
 		}
 		if mp.ip != nil {
 			fmt.Fprintf(w, "Inst Changes:\t<- InDom %s\n", mp.ip.old)
@@ -380,4 +385,56 @@ func (r *rules) report(w io.Writer, in *archive.Label) {
 	if !change {
 		fmt.Fprintf(w, "No changes\n")
 	}
+}
+
+// outputText is how -v describes an OUTPUT pick.
+func (mp *metricSpec) outputText() string {
+	multi := mp.old.InDom != pmapi.InDomNull
+	switch mp.output {
+	case outOne:
+		if multi {
+			t := "value for instance"
+			if mp.oneInst != pmapi.InstNull {
+				t += fmt.Sprintf(" %d", mp.oneInst)
+			}
+			if mp.oneName != nil {
+				t += fmt.Sprintf(" \"%s\"", *mp.oneName)
+			}
+			return t
+		}
+		return fmt.Sprintf("the only value (output instance %d)", mp.oneInst)
+	case outFirst:
+		if multi {
+			return "first value"
+		}
+		if mp.oneInst != pmapi.InstNull || mp.oneName == nil {
+			return fmt.Sprintf("first and only value (output instance %d)", mp.oneInst)
+		}
+		return fmt.Sprintf("first and only value (output instance \"%s\")", *mp.oneName)
+	}
+	names := map[int][2]string{
+		outLast: {"last value", "last and only value"},
+		outMin:  {"smallest value", "smallest and only value"},
+		outMax:  {"largest value", "largest and only value"},
+		outSum:  {"sum value (output instance %d)", "sum and only value"},
+		outAvg:  {"average value (output instance %d)", "average and only value"},
+	}
+	n := names[mp.output]
+	if multi {
+		if strings.Contains(n[0], "%d") {
+			return fmt.Sprintf(n[0], mp.oneInst)
+		}
+		return n[0]
+	}
+	return fmt.Sprintf("%s (output instance %d)", n[1], mp.oneInst)
+}
+
+// pmidWalk is the archive's metrics in the order a walk of libpcp's hash
+// table of them gives (each added at its descriptor).
+func pmidWalk(m *archive.Meta) []uint32 {
+	o := lhash.New()
+	for _, d := range m.Descs {
+		o.Add(uint32(d.PMID))
+	}
+	return o.Keys()
 }
