@@ -233,12 +233,23 @@ func Recover(base string) error {
 	if !committed {
 		// back to the old archive: its files from the backups
 		for _, suf := range newFiles {
+			if isMeta(suf) {
+				os.Remove(base + suf)
+			}
+		}
+		for _, suf := range newFiles {
 			os.Remove(base + suf)
 		}
-		for _, suf := range oldFiles {
-			os.Remove(base + suf)
-			if err := os.Link(bak+suf, base+suf); err != nil {
-				return err
+		// the .meta last, so that the archive opens only when whole
+		for _, meta := range []bool{false, true} {
+			for _, suf := range oldFiles {
+				if isMeta(suf) != meta {
+					continue
+				}
+				os.Remove(base + suf)
+				if err := os.Link(bak+suf, base+suf); err != nil {
+					return err
+				}
 			}
 		}
 		removeFiles(tmp, newFiles)

@@ -298,6 +298,9 @@ func (r *rules) report(w io.Writer, in *archive.Label) {
 	if g.flags&gTZ != 0 {
 		fmt.Fprintf(w, "Timezone:\t%s -> %s\n", in.TZ, g.tz)
 	}
+	if g.flags&gZoneinfo != 0 {
+		fmt.Fprintf(w, "Zoneinfo:\t%s -> %s\n", in.Zoneinfo, g.zoneinfo)
+	}
 	if g.flags&gTime != 0 {
 		sign, s := "", g.sec
 		if s < 0 {
