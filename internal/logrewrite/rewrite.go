@@ -195,7 +195,8 @@ func (x *rewriter) fix(t pmapi.Timestamp) pmapi.Timestamp {
 func (x *rewriter) run() error {
 	x.active = map[pmapi.PMID]*metricSpec{}
 	for _, mp := range x.r.metrics {
-		if mp.flags != 0 || mp.ip != nil {
+		// (a new name or semantics changes no value)
+		if mp.flags&^(mChangeName|mChangeSem) != 0 || mp.ip != nil {
 			x.active[mp.old.PMID] = mp
 		}
 	}
@@ -482,9 +483,17 @@ func (x *rewriter) putInDom(mr *archive.MetaRecord) error {
 		// no metric of the output is defined over it
 		return nil
 	}
-	c := *mr
-	c.InDom = &ir
-	return x.putRaw(&c)
+	if ir.Type == archive.MetaInDomDelta {
+		c := *mr
+		c.InDom = &ir
+		return x.putRaw(&c)
+	}
+	// a full record goes out as libpcp's writer puts it: in Version 3,
+	// as a delta from the last state written when that is shorter
+	if err := x.w.PutInDom(&ir); err != nil {
+		return x.writeErr(err)
+	}
+	return nil
 }
 
 func (x *rewriter) putLabel(mr *archive.MetaRecord) error {
