@@ -2,13 +2,9 @@ package logrewrite
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -33,26 +29,7 @@ import (
 // signal.
 func runReal(t testing.TB, dir, tool string, args ...string) (stdout, stderr []byte, rc int, signaled bool) {
 	t.Helper()
-	path := testenv.RealTool(t, tool)
-	ctx, cancel := context.WithTimeout(context.Background(), testenv.RealTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.Dir = dir
-	cmd.Env = testenv.RealEnv()
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if err != nil {
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) {
-			t.Fatalf("%s %v: %v", tool, args, err)
-		}
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return out.Bytes(), errb.Bytes(), -1, true
-		}
-		rc = ee.ExitCode()
-	}
-	return out.Bytes(), errb.Bytes(), rc, false
+	return testenv.RunRealSignaled(t, dir, tool, args...)
 }
 
 // interopArchives are the inputs: the repository's and a selection of the
@@ -236,21 +213,9 @@ func compareDirs(t *testing.T, rdir, gdir string) {
 // real tool says.
 func TestBadConfigLive(t *testing.T) {
 	testenv.RealTool(t, "pmlogrewrite")
-	confs, _ := filepath.Glob("testdata/bad/*.conf")
-	in := testArchive(t, "pmcd-v3")
 	wd, _ := os.Getwd()
-	for _, c := range confs {
-		t.Run(filepath.Base(c), func(t *testing.T) {
-			want, err := os.ReadFile(strings.TrimSuffix(c, ".conf") + ".golden")
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir := t.TempDir()
-			_, stderr, rc, _ := runReal(t, wd, "pmlogrewrite", "-c", c, in, filepath.Join(dir, "out"))
-			got := "exit " + itoa(rc) + "\n" + strings.ReplaceAll(string(stderr), filepath.Join(dir, "out"), "OUT")
-			if d := cmp.Diff(string(want), got); d != "" {
-				t.Errorf("golden -want +real:\n%s", d)
-			}
-		})
-	}
+	checkBadConfigs(t, func(conf, in, out string) (string, int) {
+		_, stderr, rc, _ := runReal(t, wd, "pmlogrewrite", "-c", conf, in, out)
+		return string(stderr), rc
+	})
 }

@@ -1,6 +1,7 @@
 package logrewrite
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -362,7 +363,7 @@ func (l *lexer) scan() token {
 		}
 		for k := range keywords {
 			kw := &keywords[k]
-			if !hasState(kw.states, l.state) {
+			if !slices.Contains(kw.states, l.state) {
 				continue
 			}
 			if n := len(kw.word); l.p+n <= len(s) && strings.EqualFold(s[l.p:l.p+n], kw.word) {
@@ -429,15 +430,6 @@ func (l *lexer) scan() token {
 		return best
 	}
 	return token{kind: tEOF}
-}
-
-func hasState(states []lexState, s lexState) bool {
-	for _, x := range states {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // act is the scanner rule's action: the state changes.

@@ -39,6 +39,21 @@ func testArchive(t testing.TB, name string) string {
 // the real pmlogrewrite on testdata/archives/pmcd-v3; TestBadConfigLive
 // checks them against it), and writes no archive.
 func TestBadConfigGoldens(t *testing.T) {
+	checkBadConfigs(t, func(conf, in, out string) (string, int) {
+		_, stderr, rc := runMain("-c", conf, in, out)
+		if rc != 0 {
+			if ents, _ := os.ReadDir(filepath.Dir(out)); len(ents) != 0 {
+				t.Errorf("files left after an error: %v", ents)
+			}
+		}
+		return stderr, rc
+	})
+}
+
+// checkBadConfigs runs each configuration of testdata/bad on pmcd-v3
+// with run, and compares the exit status and standard error with its
+// golden.
+func checkBadConfigs(t *testing.T, run func(conf, in, out string) (stderr string, rc int)) {
 	confs, _ := filepath.Glob("testdata/bad/*.conf")
 	if len(confs) < 40 {
 		t.Fatalf("only %d bad configurations", len(confs))
@@ -51,19 +66,18 @@ func TestBadConfigGoldens(t *testing.T) {
 				t.Fatal(err)
 			}
 			dir := t.TempDir()
-			_, stderr, rc := runMain("-c", c, in, filepath.Join(dir, "out"))
-			got := "exit " + itoa(rc) + "\n" + strings.ReplaceAll(stderr, filepath.Join(dir, "out"), "OUT")
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("-want +got:\n%s", diff)
-			}
-			if rc == 0 {
-				return
-			}
-			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
-				t.Errorf("files left after an error: %v", ents)
+			stderr, rc := run(c, in, filepath.Join(dir, "out"))
+			if diff := cmp.Diff(string(want), goldenText(rc, stderr, dir)); diff != "" {
+				t.Errorf("-golden +got:\n%s", diff)
 			}
 		})
 	}
+}
+
+// goldenText is how a bad configuration's result is kept: the exit
+// status, then standard error with the output path as OUT.
+func goldenText(rc int, stderr, dir string) string {
+	return "exit " + itoa(rc) + "\n" + strings.ReplaceAll(stderr, filepath.Join(dir, "out"), "OUT")
 }
 
 func itoa(n int) string {

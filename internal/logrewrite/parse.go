@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/cnum"
@@ -131,12 +132,8 @@ func (p *parser) expect(k tokKind) token {
 // --- global ---
 
 func (p *parser) globalRule() {
-	p.expect(tLBrace)
-	for {
-		t := p.next()
+	p.clauses(func(t token) {
 		switch t.kind {
-		case tRBrace:
-			return
 		case tHostname:
 			p.assignOr("Expecting -> in hostname clause")
 			h := p.peek()
@@ -146,83 +143,73 @@ func (p *parser) globalRule() {
 			default:
 				p.fail("Expecting hostname in hostname clause")
 			}
-			g := &p.r.global
-			if g.flags&gHostname != 0 {
-				p.fail("Duplicate global hostname clause")
-			}
-			if h.text == p.label.Hostname {
-				if p.warn {
-					p.warnf("Global hostname (%s): No change", p.label.Hostname)
-				}
-			} else {
-				g.hostname = h.text
-				g.flags |= gHostname
-			}
+			p.globalChange(gHostname, "hostname", h.text, p.label.Hostname, &p.r.global.hostname)
 		case tTZ:
-			p.assignOr("Expecting -> in timezone clause")
-			s := p.peek()
-			if s.kind != tString {
-				p.fail("Expecting timezone string in timezone clause")
-			}
-			p.next()
-			g := &p.r.global
-			if g.flags&gTZ != 0 {
-				p.fail("Duplicate global timezone clause")
-			}
-			if s.text == p.label.TZ {
-				if p.warn {
-					p.warnf("Global timezone (%s): No change", p.label.TZ)
-				}
-			} else {
-				g.tz = s.text
-				g.flags |= gTZ
-			}
+			p.globalChange(gTZ, "timezone", p.globalString("timezone"), p.label.TZ, &p.r.global.tz)
 		case tZoneinfo:
-			p.assignOr("Expecting -> in zoneinfo clause")
-			s := p.peek()
-			if s.kind != tString {
-				p.fail("Expecting zoneinfo string in zoneinfo clause")
-			}
-			p.next()
-			g := &p.r.global
-			if p.outVer < 3 {
-				p.fail("Global zoneinfo clause requires output archive version of 3 or greater")
-			}
-			if g.flags&gZoneinfo != 0 {
-				p.fail("Duplicate global zoneinfo clause")
-			}
-			if s.text == p.label.Zoneinfo {
-				if p.warn {
-					p.warnf("Global zoneinfo (%s): No change", p.label.Zoneinfo)
-				}
-			} else {
-				g.zoneinfo = s.text
-				g.flags |= gZoneinfo
-			}
+			s := p.globalString("zoneinfo")
+			p.needV3("zoneinfo")
+			p.globalChange(gZoneinfo, "zoneinfo", s, p.label.Zoneinfo, &p.r.global.zoneinfo)
 		case tFeatures:
 			p.assignOr("Expecting -> in features clause")
 			v := p.features()
-			g := &p.r.global
-			if p.outVer < 3 {
-				p.fail("Global features clause requires output archive version of 3 or greater")
-			}
-			if g.flags&gFeatures != 0 {
-				p.fail("Duplicate global features clause")
-			}
-			if v == p.label.Features {
-				if p.warn {
-					p.warnf("Global features (%d): No change", p.label.Features)
-				}
-			} else {
-				g.features = v
-				g.flags |= gFeatures
-			}
+			p.needV3("features")
+			var now string
+			p.globalChange(gFeatures, "features", strconv.FormatUint(uint64(v), 10), strconv.FormatUint(uint64(p.label.Features), 10), &now)
+			p.r.global.features = v
 		case tTime:
 			p.assignOr("Expecting -> in time clause")
 			p.signTime()
 		default:
 			p.syntax()
 		}
+	})
+}
+
+// globalString reads "-> STRING" of a global clause.
+func (p *parser) globalString(clause string) string {
+	p.assignOr("Expecting -> in " + clause + " clause")
+	t := p.peek()
+	if t.kind != tString {
+		p.failf("Expecting %s string in %s clause", clause, clause)
+	}
+	p.next()
+	return t.text
+}
+
+func (p *parser) needV3(clause string) {
+	if p.outVer < 3 {
+		p.failf("Global %s clause requires output archive version of 3 or greater", clause)
+	}
+}
+
+// globalChange records a global clause's new value v (the input's is
+// old) in *dst, with the real tool's checks.
+func (p *parser) globalChange(flag int, clause, v, old string, dst *string) {
+	g := &p.r.global
+	if g.flags&flag != 0 {
+		p.failf("Duplicate global %s clause", clause)
+	}
+	if v == old {
+		if p.warn {
+			p.warnf("Global %s (%s): No change", clause, old)
+		}
+		return
+	}
+	*dst = v
+	g.flags |= flag
+}
+
+// clauses reads a rule's "{ clause ... }", each clause by each (which
+// is given the clause's first token).
+func (p *parser) clauses(each func(t token)) {
+	p.expect(tLBrace)
+	for {
+		t := p.next()
+		if t.kind == tRBrace {
+			return
+		}
+		each(t)
 	}
 }
 
@@ -420,12 +407,8 @@ func (p *parser) indomRule() {
 	} else if ip := p.startInDom(indom); ip != nil {
 		p.curInD = append(p.curInD, ip)
 	}
-	p.expect(tLBrace)
-	for {
-		t := p.next()
+	p.clauses(func(t token) {
 		switch t.kind {
-		case tRBrace:
-			return
 		case tIndom:
 			p.assignOr("Expecting -> in indom clause")
 			dup := false
@@ -459,17 +442,7 @@ func (p *parser) indomRule() {
 				ip.duplicate = ip.duplicate || dup
 			}
 		case tIname:
-			o := p.peek()
-			if o.kind != tString {
-				p.fail("Expecting old external instance name string in iname clause")
-			}
-			p.next()
-			p.assignOr("Expecting -> in iname clause")
-			n := p.peek()
-			if n.kind != tString && n.kind != tDelete {
-				p.fail("Expecting new external instance name string or DELETE in iname clause")
-			}
-			p.next()
+			o, n := p.instClause(tString, "external instance name string", "iname")
 			for _, ip := range p.curInD {
 				var nn *string
 				if n.kind == tString {
@@ -478,17 +451,7 @@ func (p *parser) indomRule() {
 				p.changeByName(ip, o.text, nn)
 			}
 		case tInst:
-			o := p.peek()
-			if o.kind != tNumber {
-				p.fail("Expecting old internal instance identifier in inst clause")
-			}
-			p.next()
-			p.assignOr("Expecting -> in inst clause")
-			n := p.peek()
-			if n.kind != tNumber && n.kind != tDelete {
-				p.fail("Expecting new internal instance identifier or DELETE in inst clause")
-			}
-			p.next()
+			o, n := p.instClause(tNumber, "internal instance identifier", "inst")
 			old := int32(atoi(o.text))
 			for _, ip := range p.curInD {
 				if n.kind == tDelete {
@@ -500,67 +463,76 @@ func (p *parser) indomRule() {
 		default:
 			p.syntax()
 		}
+	})
+}
+
+// instClause reads the rest of an iname or inst clause: the old
+// instance (a token of kind k), "->", and the new one or DELETE.
+func (p *parser) instClause(k tokKind, what, clause string) (old, new token) {
+	if old = p.peek(); old.kind != k {
+		p.failf("Expecting old %s in %s clause", what, clause)
 	}
+	p.next()
+	p.assignOr("Expecting -> in " + clause + " clause")
+	if new = p.peek(); new.kind != k && new.kind != tDelete {
+		p.failf("Expecting new %s or DELETE in %s clause", what, clause)
+	}
+	p.next()
+	return old, new
+}
+
+// findInst is the index in ip of the instance an iname or inst clause
+// names (match), checked against the clauses before it (flag: the
+// clause's own change; del: the clause deletes), or -1 with a warning
+// (unknown, as the real tool words it) when there is none.
+func (p *parser) findInst(ip *indomSpec, match func(i int) bool, flag int, del bool, unknown string) int {
+	for i := range ip.insts {
+		if !match(i) {
+			continue
+		}
+		if del && ip.flags[i] != 0 || ip.flags[i]&(flag|instDelete) != 0 {
+			p.failf("Duplicate or conflicting clauses for instance [%d] \"%s\" of indom %s", ip.insts[i], ip.names[i], ip.old)
+		}
+		return i
+	}
+	if p.warn {
+		p.warnf("%s for indom %s", unknown, ip.old)
+	}
+	return -1
 }
 
 func (p *parser) changeByName(ip *indomSpec, old string, nw *string) {
-	i := 0
-	for ; i < len(ip.insts); i++ {
-		if instNameEq(ip.names[i], old) {
-			if nw == nil && ip.flags[i] != 0 || ip.flags[i]&(instChangeName|instDelete) != 0 {
-				p.failf("Duplicate or conflicting clauses for instance [%d] \"%s\" of indom %s", ip.insts[i], ip.names[i], ip.old)
-			}
-			break
-		}
-	}
-	if i == len(ip.insts) {
-		if p.warn {
-			p.warnf("Unknown instance \"%s\" in iname clause for indom %s", old, ip.old)
-		}
-		return
-	}
-	if nw == nil {
+	i := p.findInst(ip, func(i int) bool { return instNameEq(ip.names[i], old) }, instChangeName, nw == nil,
+		fmt.Sprintf("Unknown instance \"%s\" in iname clause", old))
+	switch {
+	case i < 0:
+	case nw == nil:
 		ip.flags[i] |= instDelete
-		return
-	}
-	if ip.names[i] == *nw {
+	case ip.names[i] == *nw:
 		if p.warn {
 			p.warnf("Instance domain %s: Instance: \"%s\": No change", ip.old, ip.names[i])
 		}
-		return
+	default:
+		ip.flags[i] |= instChangeName
+		ip.newName[i] = *nw
 	}
-	ip.flags[i] |= instChangeName
-	ip.newName[i] = *nw
 }
 
 func (p *parser) changeByInst(ip *indomSpec, old, nw int32) {
-	i := 0
-	for ; i < len(ip.insts); i++ {
-		if ip.insts[i] == old {
-			if nw == pmapi.InstNull && ip.flags[i] != 0 || ip.flags[i]&(instChangeInst|instDelete) != 0 {
-				p.failf("Duplicate or conflicting clauses for instance [%d] \"%s\" of indom %s", ip.insts[i], ip.names[i], ip.old)
-			}
-			break
-		}
-	}
-	if i == len(ip.insts) {
-		if p.warn {
-			p.warnf("Unknown instance %d in inst clause for indom %s", old, ip.old)
-		}
-		return
-	}
-	if nw == pmapi.InstNull {
+	i := p.findInst(ip, func(i int) bool { return ip.insts[i] == old }, instChangeInst, nw == pmapi.InstNull,
+		fmt.Sprintf("Unknown instance %d in inst clause", old))
+	switch {
+	case i < 0:
+	case nw == pmapi.InstNull:
 		ip.flags[i] |= instDelete
-		return
-	}
-	if ip.insts[i] == nw {
+	case ip.insts[i] == nw:
 		if p.warn {
 			p.warnf("Instance domain %s: Instance: %d: No change", ip.old, ip.insts[i])
 		}
-		return
+	default:
+		ip.flags[i] |= instChangeInst
+		ip.newInst[i] = nw
 	}
-	ip.flags[i] |= instChangeInst
-	ip.newInst[i] = nw
 }
 
 // --- metric ---
@@ -662,12 +634,8 @@ func (p *parser) metricRule() {
 		p.fail("Expecting metric name or <domain>.<cluster>.<item> or <domain>.<cluster>.* or <domain>.*.* in metric rule")
 	}
 	star := p.starM
-	p.expect(tLBrace)
-	for {
-		t := p.next()
+	p.clauses(func(t token) {
 		switch t.kind {
-		case tRBrace:
-			return
 		case tPMID:
 			p.expect(tAssign)
 			n := p.peek()
@@ -743,7 +711,7 @@ func (p *parser) metricRule() {
 		default:
 			p.syntax()
 		}
-	}
+	})
 }
 
 // walk is the metric rule's specs, checked for a clause of the given
