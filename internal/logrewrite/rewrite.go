@@ -22,7 +22,7 @@
 //   - A record is rewritten as libpcp encodes it; one left without value
 //     sets (all its metrics deleted) is not written.
 //
-// Not done: text and label rules, INDOM -> DUPLICATE, -v's report of help
+// Not done: text and label rules, and -v's report of help
 // texts and label sets. The data streams: memory holds the metadata (as
 // the archive reader does) and one record.
 package logrewrite
@@ -97,6 +97,7 @@ func Rewrite(o *Options) error {
 		return errorf("%s: Error: cannot create a v%d archive from v%d (%s)\n", prog, outVer, in.Version, o.Input)
 	}
 	r := newRules()
+	lastLine := 0
 	for _, f := range o.Configs {
 		src, err := os.ReadFile(f)
 		if err != nil {
@@ -107,12 +108,13 @@ func Rewrite(o *Options) error {
 		if err := p.parse(); err != nil {
 			return &Error{Msg: err.Error()}
 		}
+		lastLine = p.lx.line
 	}
 	last := ""
 	if len(o.Configs) > 0 {
 		last = o.Configs[len(o.Configs)-1]
 	}
-	if err := r.link(a.Meta(), last, o.Warnings || o.Check); err != nil {
+	if err := r.link(a.Meta(), last, lastLine, o.Warnings || o.Check, o.Stderr); err != nil {
 		return &Error{Msg: err.Error()}
 	}
 	if o.Verbose > 0 || o.Check {
@@ -444,6 +446,14 @@ func (x *rewriter) putInDom(mr *archive.MetaRecord) error {
 	ir := *mr.InDom
 	ir.Stamp = x.pending
 	if ip := x.r.byInDom[ir.InDom]; ip != nil {
+		if ip.duplicate && ip.new != ip.old {
+			// INDOM -> DUPLICATE: the original first, as it is,
+			// then the rewritten copy
+			orig := ir
+			if err := x.writeInDom(mr, &orig); err != nil {
+				return err
+			}
+		}
 		ir.InDom = ip.new
 		insts := append([]int32(nil), ir.Insts...)
 		names := append([]string(nil), ir.Names...)
@@ -483,14 +493,19 @@ func (x *rewriter) putInDom(mr *archive.MetaRecord) error {
 		// no metric of the output is defined over it
 		return nil
 	}
+	return x.writeInDom(mr, &ir)
+}
+
+// writeInDom writes ir, an instance domain record (mr rewritten).
+func (x *rewriter) writeInDom(mr *archive.MetaRecord, ir *archive.InDomRecord) error {
 	if ir.Type == archive.MetaInDomDelta {
 		c := *mr
-		c.InDom = &ir
+		c.InDom = ir
 		return x.putRaw(&c)
 	}
 	// a full record goes out as libpcp's writer puts it: in Version 3,
 	// as a delta from the last state written when that is shorter
-	if err := x.w.PutInDom(&ir); err != nil {
+	if err := x.w.PutInDom(ir); err != nil {
 		return x.writeErr(err)
 	}
 	return nil

@@ -178,7 +178,7 @@ func (r *rules) metricFor(m *archive.Meta, pmid pmapi.PMID) *metricSpec {
 // take those changes, and its new number; the new instance domain of a
 // metric must be in the output; the instances of a changed domain must
 // stay unique.
-func (r *rules) link(m *archive.Meta, file string, warn bool) error {
+func (r *rules) link(m *archive.Meta, file string, line int, warn bool, stderr io.Writer) error {
 	semantic := func(format string, args ...any) error {
 		return &cfgError{file: file, msg: fmt.Sprintf(format, args...), semantic: true}
 	}
@@ -268,9 +268,12 @@ func (r *rules) link(m *archive.Meta, file string, warn bool) error {
 				}
 			}
 			if warn {
-				// (printed without a file and line: the real tool's
-				// parser has finished)
-				_ = which
+				what := fmt.Sprintf("%d", mp.oneInst)
+				if mp.oneName != nil {
+					what = fmt.Sprintf("\"%s\"", *mp.oneName)
+				}
+				// (the line is where the last file ended)
+				fmt.Fprintf(stderr, "Warning [%s, line %d]\nInstance %s from OUTPUT clause not found in %s indom %s\n", file, line, what, which, indom)
 			}
 		}
 		if mp.old.InDom != pmapi.InDomNull && mp.output == outOne {
