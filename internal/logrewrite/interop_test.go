@@ -219,3 +219,26 @@ func TestBadConfigLive(t *testing.T) {
 		return string(stderr), rc
 	})
 }
+
+// TestDesperateInterop: a value conversion fails part way (a negative
+// value into U64); with -d both tools keep what they wrote, the same
+// files, and say so.
+func TestDesperateInterop(t *testing.T) {
+	testenv.RealTool(t, "pmlogrewrite")
+	conf, _ := filepath.Abs("testdata/negative.conf")
+	in := testArchive(t, "sample-v3")
+	rdir, gdir := t.TempDir(), t.TempDir()
+	_, rerr, rrc, _ := runReal(t, rdir, "pmlogrewrite", "-d", "-c", conf, in, filepath.Join(rdir, "out"))
+	_, gerr, grc := runMain("-d", "-c", conf, in, filepath.Join(gdir, "out"))
+	if rrc != 1 || grc != 1 {
+		t.Fatalf("exit %d, real %d", grc, rrc)
+	}
+	// the real tool dumps the record (with a pointer) between the two
+	// lines pcpkit prints
+	lines := strings.Split(strings.TrimSpace(strings.ReplaceAll(gerr, gdir, "DIR")), "\n")
+	real := strings.ReplaceAll(string(rerr), rdir, "DIR")
+	if len(lines) != 2 || !strings.HasPrefix(real, lines[0]+"\n") || !strings.HasSuffix(real, "\n"+lines[1]+"\n") {
+		t.Errorf("stderr:\n%s\nreal:\n%s", gerr, rerr)
+	}
+	compareDirs(t, rdir, gdir)
+}

@@ -129,8 +129,11 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			e = &Error{Msg: fmt.Sprintf("%s: Error: %v\n", prog, err)}
 		}
 		io.WriteString(stderr, e.Msg)
-		if e.NotCreated {
+		switch {
+		case e.NotCreated:
 			fmt.Fprintf(stderr, "Archive \"%s\" not created.\n", o.Output)
+		case e.Truncated:
+			fmt.Fprintf(stderr, "Archive \"%s\" creation truncated.\n", o.Output)
 		}
 		return 1
 	}

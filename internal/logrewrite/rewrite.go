@@ -65,6 +65,7 @@ type Options struct {
 type Error struct {
 	Msg        string
 	NotCreated bool // "Archive "x" not created." follows
+	Truncated  bool // -d: "Archive "x" creation truncated." follows
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -136,8 +137,8 @@ func Rewrite(o *Options) error {
 			x.w.Abandon()
 		}
 		var e *Error
-		if errors.As(err, &e) && !o.InPlace && !o.Desperate {
-			e.NotCreated = true
+		if errors.As(err, &e) && !o.InPlace {
+			e.NotCreated, e.Truncated = !o.Desperate, o.Desperate
 		}
 		return err
 	}
@@ -257,6 +258,9 @@ func (x *rewriter) run() error {
 		}
 		needIndex = rec.IsMark()
 		if err := x.putRecord(rec, stamp); err != nil {
+			// the real tool wrote the record's index entry before it
+			// failed on the record (what -d keeps)
+			x.w.Skipped(stamp)
 			return err
 		}
 	}
