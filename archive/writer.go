@@ -95,6 +95,14 @@ type WriterOptions struct {
 	// Perm is the mode of the new files (0 means 0644, before umask).
 	Perm fs.FileMode
 
+	// IndexByCaller leaves the temporal index to the caller, as
+	// pmlogrewrite keeps its input's index points: a data record gets
+	// an entry only when IndexNext was called before it was put (not
+	// for being first in its volume, nor for the bytes since the last
+	// entry, nor after an instance domain), and Close writes a closing
+	// entry only when the last record has none.
+	IndexByCaller bool
+
 	// RawWrites makes the write(2) of each record, on Linux, with
 	// syscall.RawSyscall: the goroutine keeps its P through the write
 	// and the runtime is not told of the system call. A program that
@@ -141,6 +149,7 @@ type Writer struct {
 	volRecs     int   // data records in the current volume
 	metaMark    int64 // .meta offset before the metadata of the next record
 	needIndex   bool  // an index entry is due with the next record
+	callerIndex bool  // IndexByCaller: IndexNext was called
 	flushAt     int64 // data offset past which an index entry is due
 	lastStamp   pmapi.Timestamp
 	lastVol     int
@@ -705,6 +714,67 @@ func (w *Writer) PutLabels(r *LabelRecord) error {
 	return w.putMeta(w.buf)
 }
 
+// IndexNext asks for a temporal index entry with the next data record
+// (with IndexByCaller; otherwise the Writer's own policy decides).
+func (w *Writer) IndexNext() { w.callerIndex = true }
+
+// Skipped tells a Writer with IndexByCaller that a data record stamped t
+// was read and left out (pmlogrewrite's record whose every metric was
+// deleted): the closing index entry takes t's time and the end of the
+// data, unless a later record gets an entry.
+//
+// If IndexNext was called, the record's index entry is written all the
+// same (pointing at the end of the data), as pmlogrewrite writes it
+// before it knows the record is left out.
+func (w *Writer) Skipped(t pmapi.Timestamp) error {
+	if err := w.check(); err != nil {
+		return err
+	}
+	w.lastStamp, w.lastVol, w.lastStart, w.lastIndexed = t, w.vol, w.dataOff(), false
+	if w.callerIndex {
+		w.callerIndex = false
+		if err := w.putIndex(IndexEntry{Stamp: t, Vol: int32(w.vol), MetaOff: w.metaMark, DataOff: w.dataOff()}); err != nil {
+			return err
+		}
+		w.lastIndexed = true
+	}
+	w.metaMark = w.meta.off
+	return nil
+}
+
+// PutRawMeta writes a metadata record given as its bytes on disk (both
+// length words included, in the archive's version), such as
+// MetaRecord.Raw or AppendMetaRecord's output, as it is: an instance
+// domain record is not turned into a delta. It is checked as the reader
+// checks it.
+func (w *Writer) PutRawMeta(rec []byte) error {
+	if err := w.check(); err != nil {
+		return err
+	}
+	mr, err := DecodeMetaRecord("raw metadata record", rec, w.version)
+	if err != nil {
+		return err
+	}
+	if ir := mr.InDom; ir != nil {
+		if ir.Type == MetaInDomDelta {
+			prev := w.indoms[ir.InDom]
+			if prev == nil {
+				return encodeErr("instance domain %s: delta before any full record", ir.InDom)
+			}
+			w.indoms[ir.InDom] = applyDelta(prev, ir)
+		} else {
+			w.indoms[ir.InDom] = &indomState{insts: append([]int32(nil), ir.Insts...), names: append([]string(nil), ir.Names...)}
+		}
+	}
+	if err := w.putMeta(rec); err != nil {
+		return err
+	}
+	if mr.InDom != nil {
+		w.needIndex = true
+	}
+	return nil
+}
+
 // PutText writes a help text record.
 func (w *Writer) PutText(t *HelpText) error {
 	if err := w.check(); err != nil {
@@ -959,9 +1029,9 @@ func (w *Writer) putData(rec []byte, stamp pmapi.Timestamp) error {
 	// real writers compare the time with that of the last entry, which
 	// starts at zero (checked with pmlogextract on archives starting at
 	// the epoch, QA dyninsts and value-test).
-	indexable := (pmapi.Timestamp{}).Before(stamp)
+	indexable := (pmapi.Timestamp{}).Before(stamp) || w.opts.IndexByCaller
 	indexed := false
-	if w.data == nil && w.index == nil && indexable && !w.opts.SyncEveryRecord {
+	if w.data == nil && w.index == nil && indexable && !w.opts.SyncEveryRecord && (!w.opts.IndexByCaller || w.callerIndex) {
 		// The archive's first record and its index entry: the data
 		// volume and the index appear together.
 		if err := w.createFirst(rec, e); err != nil {
@@ -973,6 +1043,9 @@ func (w *Writer) putData(rec []byte, stamp pmapi.Timestamp) error {
 	}
 	if w.data.off > w.flushAt {
 		w.needIndex = true
+	}
+	if w.opts.IndexByCaller {
+		w.needIndex, w.callerIndex = w.callerIndex, false
 	}
 	w.lastIndexed = false
 	if w.needIndex && indexable {
@@ -1133,11 +1206,11 @@ func (w *Writer) Close() error {
 	err := w.err
 	if err == nil && w.nrec == 0 && w.vol == 0 && w.data == nil {
 		// An archive with no record at all still gets its files.
-		if w.data, err = w.createFile(w.base+".0", 0); err == nil {
+		if w.data, err = w.createFile(w.base+".0", 0); err == nil && w.index == nil {
 			w.index, err = w.createFile(w.base+".index", VolIndex)
 		}
 	}
-	if err == nil && w.nrec > 0 {
+	if err == nil && w.nrec > 0 && !(w.opts.IndexByCaller && w.lastIndexed) {
 		stamp := w.lastStamp
 		if stamp.Before(w.endStamp) {
 			stamp = w.endStamp

@@ -653,6 +653,61 @@ func TestWriterIndexPolicy(t *testing.T) {
 	checkIndex(t, a)
 }
 
+// TestWriterIndexByCaller: with IndexByCaller the entries are where
+// IndexNext asked for them (pmlogrewrite's policy): not for the first
+// record of a volume, an instance domain or the bytes written; a record
+// passed over with Skipped still gets the entry it was due; the closing
+// entry is left out when the last record has one. PutRawMeta writes a
+// delta as it is.
+func TestWriterIndexByCaller(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "c")
+	p := pmapi.NewPMID(245, 0, 1)
+	id := pmapi.NewInDom(245, 1)
+	w := newTestWriter(t, base, WriterOptions{Version: 3, FlushSize: 100, IndexByCaller: true})
+	ts := func(s int64) pmapi.Timestamp { return pmapi.Timestamp{Sec: 1700000000 + s} }
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(w.PutDesc(pmapi.Desc{PMID: p, Type: pmapi.TypeU32, InDom: pmapi.InDomNull, Sem: pmapi.SemInstant}, []string{"a.b"}))
+	w.IndexNext()
+	must(w.PutResult(u32Result(ts(0), p, 0))) // asked: entry
+	must(w.PutInDom(&InDomRecord{Stamp: ts(1), InDom: id, Insts: []int32{1, 2}, Names: []string{"one", "two"}}))
+	must(w.PutResult(u32Result(ts(1), p, 0))) // after an indom, not asked: none
+	delta, err := AppendInDomRecord(nil, 3, &InDomRecord{Type: MetaInDomDelta, Stamp: ts(2), InDom: id, Insts: []int32{2}, Names: []string{""}, Deleted: []bool{true}})
+	must(err)
+	must(w.PutRawMeta(delta))
+	w.IndexNext()
+	must(w.Skipped(ts(2))) // passed over, but its entry is written
+	must(w.NewVolume())
+	must(w.PutResult(u32Result(ts(3), p, 0))) // first of its volume, not asked: none
+	w.IndexNext()
+	must(w.PutResult(u32Result(ts(4), p, 0))) // asked, and last: no closing entry
+	must(w.Close())
+	a, err := Open(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	var got []string
+	for _, e := range a.Index() {
+		got = append(got, fmt.Sprintf("%d v%d", e.Stamp.Sec-1700000000, e.Vol))
+	}
+	if d := cmp.Diff([]string{"0 v0", "2 v0", "4 v1"}, got); d != "" {
+		t.Errorf("index (-want +got):\n%s", d)
+	}
+	recs, err := a.MetaRecords()
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := recs[len(recs)-1]
+	if last.InDom == nil || last.InDom.Type != MetaInDomDelta {
+		t.Errorf("last metadata record %+v, want the delta as it was put", last)
+	}
+}
+
 // TestWriterEpochIndex: no entry is stamped at or before the epoch, as in
 // pmlogextract's output for QA dyninsts.
 func TestWriterEpochIndex(t *testing.T) {

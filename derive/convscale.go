@@ -145,3 +145,13 @@ func constValue(text string, t pmapi.Type) ival {
 	}
 	return v
 }
+
+// ConvScale is pmConvScale(3) for a value of an arithmetic type t held
+// as u (32, U32, 64 and U64: the integer, sign-extended for 32) or f
+// (FLOAT and DOUBLE), from units in to units out. It reports false when
+// pmConvScale fails (PM_ERR_CONV: the dimensions differ, or t is not
+// arithmetic).
+func ConvScale(t pmapi.Type, u uint64, f float64, in, out pmapi.Units) (uint64, float64, bool) {
+	o, ok := convScale(t, &ival{u: u, f: f}, in, out)
+	return o.u, o.f, ok
+}

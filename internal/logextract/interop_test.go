@@ -2,8 +2,6 @@ package logextract
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,7 +10,6 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 
 	"github.com/pcpkit/pcpkit/internal/testenv"
@@ -53,26 +50,7 @@ func writeFile(t testing.TB, path, s string) {
 // (the real pmlogextract aborts on some inputs).
 func runReal(t testing.TB, dir, tool string, args ...string) (stdout, stderr []byte, rc int, signaled bool) {
 	t.Helper()
-	path := testenv.RealTool(t, tool)
-	ctx, cancel := context.WithTimeout(context.Background(), testenv.RealTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.Dir = dir
-	cmd.Env = testenv.RealEnv()
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if err != nil {
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) {
-			t.Fatalf("%s %v: %v", tool, args, err)
-		}
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return out.Bytes(), errb.Bytes(), -1, true
-		}
-		rc = ee.ExitCode()
-	}
-	return out.Bytes(), errb.Bytes(), rc, false
+	return testenv.RunRealSignaled(t, dir, tool, args...)
 }
 
 // realExtract is the real pmlogextract.

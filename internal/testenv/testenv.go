@@ -211,6 +211,21 @@ func RunRealIn(t testing.TB, dir, name string, args ...string) (stdout, stderr [
 	return RunCommand(t, dir, RealEnv(), RealTool(t, name), args...)
 }
 
+// RunRealSignaled is RunRealIn for a real tool that may die of a signal
+// on some inputs (the real pmlogextract and pmlogrewrite do): signaled
+// reports it, instead of failing the test.
+func RunRealSignaled(t testing.TB, dir, name string, args ...string) (stdout, stderr []byte, exitCode int, signaled bool) {
+	t.Helper()
+	path := RealTool(t, name)
+	ctx, cancel := context.WithTimeout(context.Background(), RealTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Dir = dir
+	cmd.Env = RealEnv()
+	stdout, stderr, exitCode = runCmd(t, ctx, cmd, path+" "+strings.Join(args, " "))
+	return stdout, stderr, exitCode, exitCode < 0
+}
+
 // RunCommand runs the program path with args in dir ("" for the test's own
 // working directory) and environment env (nil for the test's own), with no
 // standard input and a timeout of RealTimeout, and returns its standard

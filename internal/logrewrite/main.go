@@ -1,0 +1,183 @@
+package logrewrite
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/internal/getopt"
+)
+
+const shortOpts = "c:CdD:iqsvV:w?"
+
+var longOpts = []getopt.Long{
+	{Name: "debug", HasArg: true, Short: 'D'},
+	{Name: "config", HasArg: true, Short: 'c'},
+	{Name: "check", Short: 'C'},
+	{Name: "desperate", Short: 'd'},
+	{Name: "quick", Short: 'q'},
+	{Name: "scale", Short: 's'},
+	{Name: "verbose", Short: 'v'},
+	{Name: "version", HasArg: true, Short: 'V'},
+	{Name: "warnings", Short: 'w'},
+	{Name: "help", Short: '?'},
+}
+
+const usage = `Usage: pmlogrewrite [options] input-archive [output-archive]
+
+Options:
+  -c PATH, --config=PATH
+                        file or directory to load rules from
+  -C, --check           parse config file(s) and quit (verbose warnings also)
+  -d, --desperate       desperate, save output archive even after error
+  -i                    rewrite in place, input-archive will be over-written
+  -q, --quick           quick mode, no output if no change
+  -s, --scale           do scale conversion
+  -v, --verbose         increased diagnostic verbosity
+  -V N, --version=N     output archive in version N [2/3] format
+  -w, --warnings        emit warnings [default is silence]
+  -?, --help            show this usage message and exit
+
+output-archive is required unless -i is specified
+`
+
+// Main runs pmlogrewrite with args (without the program name), writing
+// to stdout and stderr, and returns the exit status, with the real
+// tool's options and messages (-D's debug output aside).
+func Main(args []string, stdout, stderr io.Writer) int {
+	evs, operands := getopt.ParseEvents(args, shortOpts, longOpts)
+	o := &Options{Stdout: stdout, Stderr: stderr}
+	errs := 0
+	var notes []string // pmprintf's: shown before the usage
+	for _, ev := range evs {
+		if ev.Err != "" {
+			fmt.Fprintf(stderr, "%s: %s\n", prog, ev.Err)
+			errs++
+			continue
+		}
+		switch ev.Short {
+		case 'c':
+			files, msg := configFiles(ev.Arg)
+			if msg != "" {
+				notes = append(notes, msg)
+				errs++
+			}
+			o.Configs = append(o.Configs, files...)
+		case 'C':
+			o.Check, o.Verbose, o.Warnings = true, 1, true
+		case 'd':
+			o.Desperate = true
+		case 'D':
+			if !getopt.ValidDebug(ev.Arg) {
+				notes = append(notes, fmt.Sprintf("%s: unrecognized debug options specification (%s)\n", prog, ev.Arg))
+				errs++
+			}
+		case 'i':
+			o.InPlace = true
+		case 'q':
+			o.Quick = true
+		case 's':
+			o.Scale = true
+		case 'v':
+			o.Verbose++
+		case 'V':
+			v := atoi(ev.Arg)
+			if v != 2 && v != 3 {
+				notes = append(notes, fmt.Sprintf("%s: Error: unsupported version (%d) requested\n", prog, v))
+				errs++
+			}
+			o.Version = v
+		case 'w':
+			o.Warnings = true
+		default:
+			errs++
+		}
+	}
+	if errs == 0 && (!o.InPlace && len(operands) != 2 || o.InPlace && len(operands) != 1) {
+		errs++
+	}
+	if errs > 0 {
+		for _, n := range notes {
+			io.WriteString(stderr, n)
+		}
+		io.WriteString(stderr, usage)
+		return 1
+	}
+	o.Input = operands[0]
+	if o.InPlace {
+		if err := Recover(o.Input); err != nil {
+			fmt.Fprintf(stderr, "%s: Error: %v\n", prog, err)
+			return 1
+		}
+	} else {
+		o.Output = operands[1]
+		if msg := existing(o.Output); msg != "" {
+			// checked once the input is known good
+			if _, err := archive.Open(o.Input); err == nil {
+				io.WriteString(stderr, msg)
+				return 1
+			}
+		}
+	}
+	if err := Rewrite(o); err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			e = &Error{Msg: fmt.Sprintf("%s: Error: %v\n", prog, err)}
+		}
+		io.WriteString(stderr, e.Msg)
+		switch {
+		case e.NotCreated:
+			fmt.Fprintf(stderr, "Archive \"%s\" not created.\n", o.Output)
+		case e.Truncated:
+			fmt.Fprintf(stderr, "Archive \"%s\" creation truncated.\n", o.Output)
+		}
+		return 1
+	}
+	return 0
+}
+
+// existing is the real tool's complaint when a file of the output
+// archive exists ("" when none does).
+func existing(base string) string {
+	for _, suf := range []string{".index", ".meta", ".0"} {
+		if _, err := os.Lstat(base + suf); err == nil {
+			return fmt.Sprintf("__pmLogNewFile: \"%s%s\" already exists, not over-written\n%s: Error: __pmLogCreate(%s,v3): File exists\n", base, suf, prog, base)
+		}
+	}
+	return ""
+}
+
+// configFiles is what -c PATH names: the file, or the files of the
+// directory (not those starting with "."), with the real tool's complaint
+// when it can do neither.
+func configFiles(path string) ([]string, string) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Sprintf("%s: stat(%s) failed: %s\n", prog, path, archive.ErrText(err))
+	}
+	if st.Mode().IsRegular() {
+		return []string{path}, ""
+	}
+	if !st.IsDir() {
+		return nil, fmt.Sprintf("%s: Error: -c config %s is not a file or directory\n", prog, path)
+	}
+	ents, err := os.ReadDir(path)
+	if err != nil {
+		return nil, fmt.Sprintf("%s: opendir(%s) failed: %s\n", prog, path, archive.ErrText(err))
+	}
+	var files []string
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		p := filepath.Join(path, e.Name())
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			files = append(files, p)
+		}
+	}
+	return files, ""
+}

@@ -1,0 +1,446 @@
+package logrewrite
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/internal/lhash"
+	"github.com/pcpkit/pcpkit/pmapi"
+)
+
+// The rewriting rules, as the real tool holds them once its
+// configuration files are read: one spec per instance domain and per
+// metric that a rule names (or that a rule's change reaches), built
+// against the input archive's metadata.
+
+// global clause flags
+const (
+	gHostname = 1 << iota
+	gTZ
+	gTime
+	gZoneinfo
+	gFeatures
+)
+
+type globalSpec struct {
+	flags    int
+	hostname string
+	tz       string
+	zoneinfo string
+	features uint32
+	// the time delta: sec may be negative, nsec is never (a negative
+	// delta is -(|sec| + nsec), as the real parser leaves it)
+	sec  int64
+	nsec int64
+}
+
+// instance change flags
+const (
+	instChangeInst = 1 << iota
+	instChangeName
+	instDelete
+)
+
+type indomSpec struct {
+	old, new  pmapi.InDom
+	duplicate bool
+	insts     []int32 // every instance the archive has for old
+	names     []string
+	flags     []int
+	newInst   []int32
+	newName   []string
+}
+
+// changed reports whether any instance is renumbered, renamed or deleted.
+func (ip *indomSpec) changed() bool {
+	for _, f := range ip.flags {
+		if f != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// metric change flags
+const (
+	mChangePMID = 1 << iota
+	mChangeName
+	mChangeType
+	mChangeInDom
+	mChangeSem
+	mChangeUnits
+	mDelete
+	mRescale
+)
+
+type metricSpec struct {
+	oldName  string
+	newName  string
+	old, new pmapi.Desc
+	flags    int
+	output   int
+	oneInst  int32
+	oneName  *string
+	ip       *indomSpec // the instance changes of its instance domain
+}
+
+// rules is a parsed configuration.
+type rules struct {
+	global  globalSpec
+	indoms  []*indomSpec  // newest first, as the real tool's list
+	metrics []*metricSpec // newest first
+	byPMID  map[pmapi.PMID]*metricSpec
+	byInDom map[pmapi.InDom]*indomSpec
+}
+
+func newRules() *rules {
+	return &rules{byPMID: map[pmapi.PMID]*metricSpec{}, byInDom: map[pmapi.InDom]*indomSpec{}}
+}
+
+// archiveInsts is every instance an instance domain has in the archive,
+// newest state first, each once (libpcp's pmGetInDomArchive).
+func archiveInsts(m *archive.Meta, indom pmapi.InDom) ([]int32, []string, bool) {
+	h := m.InDomHistory(indom)
+	if len(h) == 0 {
+		return nil, nil, false
+	}
+	seen := map[int32]bool{}
+	var insts []int32
+	var names []string
+	for k := len(h) - 1; k >= 0; k-- {
+		for i, x := range h[k].Insts {
+			if !seen[x] {
+				seen[x] = true
+				insts = append(insts, x)
+				names = append(names, h[k].Names[i])
+			}
+		}
+	}
+	return insts, names, true
+}
+
+// instNameEq compares instance names as PCP does: up to the first space.
+func instNameEq(a, b string) bool {
+	i := 0
+	for {
+		ae := i >= len(a) || a[i] == ' '
+		be := i >= len(b) || b[i] == ' '
+		if ae || be {
+			return ae && be
+		}
+		if a[i] != b[i] {
+			return false
+		}
+		i++
+	}
+}
+
+// anyChange reports whether the rules change anything (-q).
+func (r *rules) anyChange() bool {
+	if r.global.flags != 0 {
+		return true
+	}
+	for _, ip := range r.indoms {
+		if ip.new != ip.old || ip.changed() {
+			return true
+		}
+	}
+	for _, mp := range r.metrics {
+		if mp.flags != 0 || mp.ip != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// metricFor finds or makes the spec of a metric the archive has (nil if
+// it has none).
+func (r *rules) metricFor(m *archive.Meta, pmid pmapi.PMID) *metricSpec {
+	if mp := r.byPMID[pmid]; mp != nil {
+		return mp
+	}
+	names := m.Names(pmid)
+	d, ok := m.Desc(pmid)
+	if len(names) == 0 || !ok {
+		return nil
+	}
+	mp := &metricSpec{oldName: names[0], old: *d, new: *d}
+	r.metrics = append([]*metricSpec{mp}, r.metrics...)
+	r.byPMID[pmid] = mp
+	return mp
+}
+
+// link ties the rules together once every file is read, and checks them
+// as a whole, as the real tool does (a "Semantic error" names the last
+// file read): the metrics of an instance domain with changed instances
+// take those changes, and its new number; the new instance domain of a
+// metric must be in the output; the instances of a changed domain must
+// stay unique.
+func (r *rules) link(m *archive.Meta, file string, line int, warn bool, stderr io.Writer) error {
+	semantic := func(format string, args ...any) error {
+		return &cfgError{file: file, msg: fmt.Sprintf(format, args...), semantic: true}
+	}
+	for _, ip := range r.indoms {
+		change := ip.changed()
+		if !change && ip.new == ip.old {
+			continue
+		}
+		for _, k := range pmidWalk(m) {
+			mp := r.metricFor(m, pmapi.PMID(k))
+			if mp == nil || mp.old.InDom != ip.old {
+				continue
+			}
+			if change {
+				mp.ip = ip
+			}
+			if ip.new != ip.old {
+				if mp.flags&mChangeInDom != 0 {
+					if mp.new.InDom != ip.new {
+						return semantic("Conflicting indom change for metric %s (%s from metric clause, %s from indom clause)", mp.oldName, mp.new.InDom, ip.new)
+					}
+				} else {
+					mp.flags |= mChangeInDom
+					mp.new.InDom = ip.new
+				}
+			}
+		}
+	}
+	for _, mp := range r.metrics {
+		if mp.ip != nil || mp.flags&mChangeInDom == 0 || mp.new.InDom == pmapi.InDomNull {
+			continue
+		}
+		ok := false
+		ip := r.byInDom[mp.old.InDom]
+		for _, x := range m.InDomOrder {
+			if ip == nil && x == mp.new.InDom || ip != nil && ip.new != ip.old && ip.new == mp.new.InDom {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return semantic("New indom (%s) for metric %s is not in the output archive", mp.new.InDom, mp.oldName)
+		}
+	}
+	for _, ip := range r.indoms {
+		inst := func(i int) (int32, string) {
+			x, n := ip.insts[i], ip.names[i]
+			if ip.flags[i]&instChangeInst != 0 {
+				x = ip.newInst[i]
+			}
+			if ip.flags[i]&instChangeName != 0 {
+				n = ip.newName[i]
+			}
+			return x, n
+		}
+		for i := range ip.insts {
+			xi, ni := inst(i)
+			for j := range ip.insts {
+				if i == j {
+					continue
+				}
+				xj, nj := inst(j)
+				if xi == xj {
+					return semantic("Duplicate instance id %d (\"%s\" and \"%s\") for indom %s", xi, ni, nj, ip.old)
+				}
+				if instNameEq(ni, nj) {
+					return semantic("Duplicate instance name \"%s\" (%d) and \"%s\" (%d) for indom %s", ni, xi, nj, xj, ip.old)
+				}
+			}
+		}
+	}
+	// OUTPUT INAME "name": the instance number it picks
+	for _, mp := range r.metrics {
+		if mp.flags&mChangeInDom == 0 || mp.output != outOne && mp.output != outFirst {
+			continue
+		}
+		find := func(indom pmapi.InDom, which string) {
+			insts, names, _ := archiveInsts(m, indom)
+			for i := range insts {
+				if mp.oneName != nil {
+					if instNameEq(names[i], *mp.oneName) {
+						mp.oneName, mp.oneInst = nil, insts[i]
+						return
+					}
+				} else if insts[i] == mp.oneInst {
+					return
+				}
+			}
+			if warn {
+				what := fmt.Sprintf("%d", mp.oneInst)
+				if mp.oneName != nil {
+					what = fmt.Sprintf("\"%s\"", *mp.oneName)
+				}
+				// (the line is where the last file ended)
+				fmt.Fprintf(stderr, "Warning [%s, line %d]\nInstance %s from OUTPUT clause not found in %s indom %s\n", file, line, what, which, indom)
+			}
+		}
+		if mp.old.InDom != pmapi.InDomNull && mp.output == outOne {
+			find(mp.old.InDom, "old")
+		}
+		if mp.new.InDom != pmapi.InDomNull {
+			find(mp.new.InDom, "new")
+			if mp.old.InDom == pmapi.InDomNull && mp.oneInst == pmapi.InstNull {
+				mp.oneInst = 0
+			}
+		}
+	}
+	return nil
+}
+
+// report prints the summary of -v and -C (global, instance domain and
+// metric changes; the help text and label set sections are not done).
+func (r *rules) report(w io.Writer, in *archive.Label) {
+	fmt.Fprintf(w, "PCP Archive Log Rewrite Specifications Summary\n")
+	change := r.global.flags != 0
+	g := &r.global
+	if g.flags&gHostname != 0 {
+		fmt.Fprintf(w, "Hostname:\t%s -> %s\n", in.Hostname, g.hostname)
+	}
+	if g.flags&gTZ != 0 {
+		fmt.Fprintf(w, "Timezone:\t%s -> %s\n", in.TZ, g.tz)
+	}
+	if g.flags&gZoneinfo != 0 {
+		fmt.Fprintf(w, "Zoneinfo:\t%s -> %s\n", in.Zoneinfo, g.zoneinfo)
+	}
+	if g.flags&gTime != 0 {
+		sign, s := "", g.sec
+		if s < 0 {
+			sign, s = "-", -s
+		}
+		h := s / 3600
+		if h < 10 {
+			fmt.Fprintf(w, "Delta:\t\t-> %s%02d:%02d:%02d.%09d\n", sign, h, s/60%60, s%60, g.nsec)
+		} else {
+			fmt.Fprintf(w, "Delta:\t\t-> %s%d:%02d:%02d.%09d\n", sign, h, s/60%60, s%60, g.nsec)
+		}
+	}
+	if g.flags&gFeatures != 0 {
+		fmt.Fprintf(w, "Features:\t%d -> %d\n", int32(in.Features), int32(g.features))
+	}
+	for _, ip := range r.indoms {
+		hdr := false
+		if ip.new != ip.old {
+			fmt.Fprintf(w, "\nInstance Domain: %s\n", ip.old)
+			hdr = true
+			fmt.Fprintf(w, "pmInDom:\t-> %s\n", ip.new)
+			change = true
+		}
+		for i, f := range ip.flags {
+			if f == 0 {
+				continue
+			}
+			change = true
+			if !hdr {
+				fmt.Fprintf(w, "\nInstance Domain: %s\n", ip.old)
+				hdr = true
+			}
+			fmt.Fprintf(w, "Instance:\t[%d] \"%s\" -> ", ip.insts[i], ip.names[i])
+			if f&instDelete != 0 {
+				fmt.Fprintf(w, "DELETE\n")
+				continue
+			}
+			x, n := ip.insts[i], ip.names[i]
+			if f&instChangeInst != 0 {
+				x = ip.newInst[i]
+			}
+			if f&instChangeName != 0 {
+				n = ip.newName[i]
+			}
+			fmt.Fprintf(w, "[%d] \"%s\"\n", x, n)
+		}
+	}
+	for _, mp := range r.metrics {
+		if mp.flags != 0 || mp.ip != nil {
+			change = true
+			fmt.Fprintf(w, "\nMetric: %s (%s)\n", mp.oldName, mp.old.PMID)
+		}
+		if mp.flags&mChangePMID != 0 {
+			fmt.Fprintf(w, "pmID:\t\t%s -> %s\n", mp.old.PMID, mp.new.PMID)
+		}
+		if mp.flags&mChangeName != 0 {
+			fmt.Fprintf(w, "Name:\t\t%s -> %s\n", mp.oldName, mp.newName)
+		}
+		if mp.flags&mChangeType != 0 {
+			fmt.Fprintf(w, "Type:\t\t%s -> %s\n", mp.old.Type, mp.new.Type)
+		}
+		if mp.flags&mChangeInDom != 0 {
+			fmt.Fprintf(w, "InDom:\t\t%s -> %s\n", mp.old.InDom, mp.new.InDom)
+			if mp.output != outAll {
+				fmt.Fprintf(w, "Output:\t\t%s\n", mp.outputText())
+			}
+		}
+		if mp.ip != nil {
+			fmt.Fprintf(w, "Inst Changes:\t<- InDom %s\n", mp.ip.old)
+		}
+		if mp.flags&mChangeSem != 0 {
+			fmt.Fprintf(w, "Semantics:\t%s -> %s\n", mp.old.Sem, mp.new.Sem)
+		}
+		if mp.flags&mChangeUnits != 0 {
+			fmt.Fprintf(w, "Units:\t\t%s -> %s", mp.old.Units, mp.new.Units)
+			if mp.flags&mRescale != 0 {
+				fmt.Fprintf(w, " (rescale)")
+			}
+			fmt.Fprintln(w)
+		}
+		if mp.flags&mDelete != 0 {
+			fmt.Fprintf(w, "DELETE\n")
+		}
+	}
+	if !change {
+		fmt.Fprintf(w, "No changes\n")
+	}
+}
+
+// outputText is how -v describes an OUTPUT pick.
+func (mp *metricSpec) outputText() string {
+	multi := mp.old.InDom != pmapi.InDomNull
+	switch mp.output {
+	case outOne:
+		if multi {
+			t := "value for instance"
+			if mp.oneInst != pmapi.InstNull {
+				t += fmt.Sprintf(" %d", mp.oneInst)
+			}
+			if mp.oneName != nil {
+				t += fmt.Sprintf(" \"%s\"", *mp.oneName)
+			}
+			return t
+		}
+		return fmt.Sprintf("the only value (output instance %d)", mp.oneInst)
+	case outFirst:
+		if multi {
+			return "first value"
+		}
+		if mp.oneInst != pmapi.InstNull || mp.oneName == nil {
+			return fmt.Sprintf("first and only value (output instance %d)", mp.oneInst)
+		}
+		return fmt.Sprintf("first and only value (output instance \"%s\")", *mp.oneName)
+	}
+	names := map[int][2]string{
+		outLast: {"last value", "last and only value"},
+		outMin:  {"smallest value", "smallest and only value"},
+		outMax:  {"largest value", "largest and only value"},
+		outSum:  {"sum value (output instance %d)", "sum and only value"},
+		outAvg:  {"average value (output instance %d)", "average and only value"},
+	}
+	n := names[mp.output]
+	if multi {
+		if strings.Contains(n[0], "%d") {
+			return fmt.Sprintf(n[0], mp.oneInst)
+		}
+		return n[0]
+	}
+	return fmt.Sprintf("%s (output instance %d)", n[1], mp.oneInst)
+}
+
+// pmidWalk is the archive's metrics in the order a walk of libpcp's hash
+// table of them gives (each added at its descriptor).
+func pmidWalk(m *archive.Meta) []uint32 {
+	o := lhash.New()
+	for _, d := range m.Descs {
+		o.Add(uint32(d.PMID))
+	}
+	return o.Keys()
+}
