@@ -31,10 +31,12 @@ const DefaultMaxBlock = 64 << 20
 // read needs (a chunk of the LZMA2 data at a time, the rest when a later
 // read needs it: reading an archive's label and first records does not
 // decode a whole 10 MiB block; a block's check is verified when it is
-// complete). It keeps the last two decoded blocks and, when reads move
-// from block to block in one direction, decodes the next blocks in that
+// complete). It keeps the last two blocks read (complete or in part)
+// and, when reads move from block to block in one direction, or a read
+// by Bytes forwards lands on a block of its own (an archive's scan from
+// its start, after a look at its end), decodes the next blocks in that
 // direction ahead in up to Options.Readahead goroutines. Its memory is
-// about (Readahead + 3) times the largest block's uncompressed size,
+// about (Readahead + 2) times the largest block's uncompressed size,
 // whatever the file's length.
 //
 // ReadAt may be called from several goroutines (the calls are serialised);
@@ -168,7 +170,9 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 // the end. The slice is a view into a decoded block when the range lies
 // in one block, else a copy in a scratch buffer; it is valid until the
 // next call. forward tells the direction the caller reads in (the one in
-// which blocks are decoded ahead).
+// which blocks are decoded ahead; a read forwards that lands on a block
+// out of sequence starts the readahead at once, a read backwards only
+// when the next one goes on backwards).
 func (f *File) Bytes(off int64, n int, forward bool) ([]byte, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -253,6 +257,10 @@ func (f *File) block(i, hint int, need int64) ([]byte, error) {
 		f.dir = 1
 	case f.last >= 0 && i == f.last-1:
 		f.dir = -1
+	case hint > 0:
+		// A jump, by a reader that says it reads forwards: most likely
+		// a scan (a jump backwards is most often a look at the end).
+		f.dir = 1
 	default:
 		f.dir = 0
 	}

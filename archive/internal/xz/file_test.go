@@ -228,19 +228,25 @@ func TestCacheAndDirection(t *testing.T) {
 	}
 	f.Close()
 
-	// The way an archive is opened and scanned: the label in block 0,
-	// the end of the last block, then block 0 again (cached) and on.
+	// The way an archive is opened and scanned: its end (in the last
+	// block, read backwards: no readahead), then forwards from block 0
+	// (a jump forwards: readahead at once).
 	f, err = NewFile(bytes.NewReader(comp), int64(len(comp)), Options{Readahead: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	read(0, true)
 	read(len(f.Blocks())-1, false)
+	if len(f.queue) != 0 {
+		t.Fatalf("reading the last block backwards: queue %v, want empty", f.queue)
+	}
 	read(0, true)
+	if len(f.queue) != 2 || f.queue[0].idx != 1 || f.queue[1].idx != 2 {
+		t.Fatalf("reading blocks last, 0: queue %v, want blocks 1 and 2", f.queue)
+	}
 	read(1, true)
 	if len(f.queue) != 2 || f.queue[0].idx != 2 || f.queue[1].idx != 3 {
-		t.Fatalf("reading blocks 0, last, 0, 1: queue %v, want blocks 2 and 3", f.queue)
+		t.Fatalf("reading blocks last, 0, 1: queue %v, want blocks 2 and 3", f.queue)
 	}
 }
 
