@@ -32,10 +32,11 @@ const DefaultMaxBlock = 64 << 20
 // read needs it: reading an archive's label and first records does not
 // decode a whole 10 MiB block; a block's check is verified when it is
 // complete). It keeps the last two blocks read (complete or in part)
-// and, when reads move from block to block in one direction, or a read
-// by Bytes forwards lands on a block of its own (an archive's scan from
-// its start, after a look at its end), decodes the next blocks in that
-// direction ahead in up to Options.Readahead goroutines. Its memory is
+// and, when reads move from block to block in one direction, or reads
+// by Bytes forwards go on for a quarter of a block they jumped to (an
+// archive's scan from its start, after a look at its end), decodes the
+// next blocks in that direction ahead in up to Options.Readahead
+// goroutines. Its memory is
 // about (Readahead + 2) times the largest block's uncompressed size,
 // whatever the file's length.
 //
@@ -53,14 +54,16 @@ type File struct {
 	dec  *Decoder // for the blocks decoded by the caller's goroutine
 	comp []byte
 
-	cache   [2]decoded // [0] the block used last, [1] the one before
-	free    [][]byte
-	spare   []*inPart // for blocks decoded in part, for reuse
-	queue   []*job    // blocks decoding ahead, in the order they will be wanted
-	dropped []*job    // jobs no longer wanted, still running
-	idle    []*job    // finished jobs, for reuse
-	last    int       // block used last (cached or not), -1 at first
-	dir     int       // direction of the last step: +1, -1 or 0
+	cache    [2]decoded // [0] the block used last, [1] the one before
+	free     [][]byte
+	spare    []*inPart // for blocks decoded in part, for reuse
+	queue    []*job    // blocks decoding ahead, in the order they will be wanted
+	dropped  []*job    // jobs no longer wanted, still running
+	idle     []*job    // finished jobs, for reuse
+	last     int       // block used last (cached or not), -1 at first
+	dir      int       // direction of the last step: +1, -1 or 0
+	forward  bool      // the reader of block last said it reads forwards,
+	scanFrom int64     // and its first read there ended here
 
 	decodes atomic.Int64 // blocks decoded, for the tests
 
@@ -170,9 +173,9 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 // the end. The slice is a view into a decoded block when the range lies
 // in one block, else a copy in a scratch buffer; it is valid until the
 // next call. forward tells the direction the caller reads in (the one in
-// which blocks are decoded ahead; a read forwards that lands on a block
-// out of sequence starts the readahead at once, a read backwards only
-// when the next one goes on backwards).
+// which blocks are decoded ahead: after a jump, once reads forwards have
+// gone on for a quarter of the block, or a read backwards moves on to the
+// block before).
 func (f *File) Bytes(off int64, n int, forward bool) ([]byte, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -239,6 +242,12 @@ func (f *File) find(off int64) int {
 	})
 }
 
+// scanPart: a reader that jumps to a block and reads on forwards in it
+// for 1/scanPart of the block is taken to be scanning (readahead starts);
+// one that reads less, to be looking (the label and the first records,
+// a short window of time).
+const scanPart = 4
+
 // block returns block i decoded at least up to need bytes from its start
 // (the whole block when need covers it): from the cache, from the
 // readahead queue, or decoded now, in part when need is short of the
@@ -257,9 +266,10 @@ func (f *File) block(i, hint int, need int64) ([]byte, error) {
 		f.dir = 1
 	case f.last >= 0 && i == f.last-1:
 		f.dir = -1
-	case hint > 0:
-		// A jump, by a reader that says it reads forwards: most likely
-		// a scan (a jump backwards is most often a look at the end).
+	case hint > 0 && need >= f.blocks[i].UncompressedSize:
+		// A jump, by a reader that reads forwards to the block's end:
+		// most likely a scan (a jump backwards is most often a look at
+		// the end).
 		f.dir = 1
 	default:
 		f.dir = 0
@@ -267,6 +277,7 @@ func (f *File) block(i, hint int, need int64) ([]byte, error) {
 	if hint != 0 && f.dir != 0 && hint != f.dir {
 		f.dir = 0
 	}
+	f.forward, f.scanFrom = hint > 0, need
 	f.last = i
 	if f.cache[1].idx == i {
 		f.cache[0], f.cache[1] = f.cache[1], f.cache[0]
@@ -353,6 +364,11 @@ func (f *File) decodeMore(need int64) ([]byte, error) {
 		f.spare = append(f.spare, p)
 		*c = decoded{idx: -1}
 		return nil, err
+	}
+	if f.dir == 0 && f.forward && need-f.scanFrom >= int64(len(p.out)/scanPart) {
+		// A forward reader that went on this far is scanning.
+		f.dir = 1
+		f.schedule()
 	}
 	if !p.done {
 		return p.out[:p.at.pos], nil

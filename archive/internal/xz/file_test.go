@@ -230,7 +230,8 @@ func TestCacheAndDirection(t *testing.T) {
 
 	// The way an archive is opened and scanned: its end (in the last
 	// block, read backwards: no readahead), then forwards from block 0
-	// (a jump forwards: readahead at once).
+	// (8 KiB blocks are decoded whole: readahead from block 1 on;
+	// TestScanAfterJump has large blocks).
 	f, err = NewFile(bytes.NewReader(comp), int64(len(comp)), Options{Readahead: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -241,12 +242,25 @@ func TestCacheAndDirection(t *testing.T) {
 		t.Fatalf("reading the last block backwards: queue %v, want empty", f.queue)
 	}
 	read(0, true)
-	if len(f.queue) != 2 || f.queue[0].idx != 1 || f.queue[1].idx != 2 {
-		t.Fatalf("reading blocks last, 0: queue %v, want blocks 1 and 2", f.queue)
+	if len(f.queue) != 0 {
+		t.Fatalf("reading the start of block 0 after the last: queue %v, want empty", f.queue)
 	}
 	read(1, true)
 	if len(f.queue) != 2 || f.queue[0].idx != 2 || f.queue[1].idx != 3 {
 		t.Fatalf("reading blocks last, 0, 1: queue %v, want blocks 2 and 3", f.queue)
+	}
+	f.Close()
+
+	// A jump forwards to a block read whole starts the readahead at once.
+	f, err = NewFile(bytes.NewReader(comp), int64(len(comp)), Options{Readahead: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Bytes(5*8192, 8192, true); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.queue) != 2 || f.queue[0].idx != 6 || f.queue[1].idx != 7 {
+		t.Fatalf("reading block 5 whole: queue %v, want blocks 6 and 7", f.queue)
 	}
 }
 
@@ -357,4 +371,46 @@ func TestPartialBlocksCached(t *testing.T) {
 		t.Fatalf("%d decodes after reading blocks 2 and 0 again, want 4", n)
 	}
 	readRange(t, f, data, 0, len(data), true, true)
+}
+
+// TestScanAfterJump checks when readahead starts after reads forwards
+// jump to a block decoded in part: not for a look at its start (pminfo
+// reading an archive's first records), once the reads have gone on for a
+// quarter of the block (a scan).
+func TestScanAfterJump(t *testing.T) {
+	in := testInputs(t)
+	var data []byte
+	for range 4 {
+		data = append(data, in["random"]...)
+	}
+	data = append(data, in["text"]...)
+	comp := xzCompress(t, data, "-0", "--block-size=256KiB")
+	f, err := NewFile(bytes.NewReader(comp), int64(len(comp)), Options{Readahead: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if len(f.Blocks()) != 4 {
+		t.Fatalf("%d blocks, want 4", len(f.Blocks()))
+	}
+	const bs = 256 << 10
+	readRange(t, f, data, int64(len(data))-100, 100, false, true) // the end
+	readRange(t, f, data, 100, 10, true, true)
+	readRange(t, f, data, 60000, 500, true, true)
+	if len(f.queue) != 0 {
+		t.Fatalf("after reads up to %d bytes into block 0: queue %v, want empty", 60500, f.queue)
+	}
+	if c := f.cache[0]; c.idx != 0 || c.part == nil {
+		t.Fatalf("block 0 not decoded in part")
+	}
+	readRange(t, f, data, 70000, 500, true, true)
+	if len(f.queue) != 2 || f.queue[0].idx != 1 || f.queue[1].idx != 2 {
+		t.Fatalf("after reads up to %d bytes into block 0: queue %v, want blocks 1 and 2", 70500, f.queue)
+	}
+	for off := int64(70500); off < int64(len(data)); off += 5000 {
+		readRange(t, f, data, off, 5000, true, true)
+	}
+	if n := f.decodes.Load(); n != 5 {
+		t.Fatalf("%d decodes, want 5 (the last block twice)", n)
+	}
 }
