@@ -393,7 +393,6 @@ func TestScanAfterJump(t *testing.T) {
 	if len(f.Blocks()) != 4 {
 		t.Fatalf("%d blocks, want 4", len(f.Blocks()))
 	}
-	const bs = 256 << 10
 	readRange(t, f, data, int64(len(data))-100, 100, false, true) // the end
 	readRange(t, f, data, 100, 10, true, true)
 	readRange(t, f, data, 60000, 500, true, true)

@@ -123,25 +123,12 @@ type lzma2Pos struct {
 	end           bool // the end byte was read
 }
 
-// decodeAll decodes the LZMA2 data at the start of in into out, which it
-// must fill exactly (out is the whole block: it is the dictionary). It
-// returns the number of input bytes used, up to and with the end byte.
-func (s *lzma2) decodeAll(in, out []byte) (int, error) {
-	s.reset()
-	var at lzma2Pos
-	for !at.end {
-		if err := s.decodeChunk(in, out, &at); err != nil {
-			return at.ip, err
-		}
-	}
-	return at.ip, nil
-}
-
 // decodeChunk decodes the next chunk of the LZMA2 data in into out (the
-// whole block, as for decodeAll), from at, which it moves on: a caller
-// may stop between chunks and come back with the same at (and the same
-// lzma2, whose state the chunks share). After the end byte at.end is
-// set; the data must then have filled out exactly.
+// whole block: it is the dictionary), from at, which it moves on: a
+// caller resets s, then calls it until at.end is set, and may stop
+// between chunks and come back with the same at (and the same lzma2,
+// whose state the chunks share). After the end byte the data must have
+// filled out exactly.
 func (s *lzma2) decodeChunk(in, out []byte, at *lzma2Pos) error {
 	if s.cancel != nil && s.cancel.Load() {
 		return corruptError("canceled")
