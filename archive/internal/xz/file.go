@@ -36,9 +36,8 @@ const DefaultMaxBlock = 64 << 20
 // by Bytes forwards go on for a quarter of a block they jumped to (an
 // archive's scan from its start, after a look at its end), decodes the
 // next blocks in that direction ahead in up to Options.Readahead
-// goroutines. Its memory is
-// about (Readahead + 2) times the largest block's uncompressed size,
-// whatever the file's length.
+// goroutines. Its memory is about (Readahead + 2) times the largest
+// block's uncompressed size, whatever the file's length.
 //
 // ReadAt may be called from several goroutines (the calls are serialised);
 // a slice returned by Bytes is valid until the next call of any method.
