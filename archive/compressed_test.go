@@ -3,11 +3,13 @@ package archive
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"errors"
 	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -240,4 +242,54 @@ func decodeStamp(t *testing.T, a *Archive, raw []byte) pmapi.Timestamp {
 func dirExists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.IsDir()
+}
+
+// dirData is a volume's data in memory that records the direction of
+// each read.
+type dirData struct {
+	b    []byte
+	dirs []bool
+}
+
+func (d *dirData) ReadAt(b []byte, off int64, forward bool) (int, error) {
+	d.dirs = append(d.dirs, forward)
+	return copy(b, d.b[off:]), nil
+}
+func (d *dirData) Size() (int64, error) { return int64(len(d.b)), nil }
+func (d *dirData) Release()             {}
+func (d *dirData) Head() io.Reader      { return bytes.NewReader(d.b) }
+func (d *dirData) Close() error         { return nil }
+
+// TestVolumeReadDirection checks that a volume's reads tell its data the
+// direction they go in (an xz volume decodes the blocks ahead in it):
+// backwards for the records before an offset, forwards for those after.
+func TestVolumeReadDirection(t *testing.T) {
+	// 8000 records of 100 bytes after a 132-byte "label": more than three
+	// windows' worth.
+	const recLen, n, lowest = 100, 8000, 132
+	b := make([]byte, lowest, lowest+recLen*n)
+	for range n {
+		rec := make([]byte, recLen)
+		binary.BigEndian.PutUint32(rec, recLen)
+		binary.BigEndian.PutUint32(rec[recLen-4:], recLen)
+		b = append(b, rec...)
+	}
+	d := &dirData{b: b}
+	v := &volume{path: "test.0", data: d, lowest: lowest, size: int64(len(b))}
+	var ws windows
+	if _, err := v.prev(&ws, int64(len(b))); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.dirs) != 1 || d.dirs[0] {
+		t.Fatalf("reading the last record: reads forward %v, want one backwards", d.dirs)
+	}
+	d.dirs = nil
+	for off := int64(lowest); off < int64(len(b)); off += recLen {
+		if _, err := v.next(&ws, off, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(d.dirs) < 2 || slices.Contains(d.dirs, false) {
+		t.Fatalf("reading the records forwards: reads forward %v, want all forwards", d.dirs)
+	}
 }

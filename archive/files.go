@@ -212,7 +212,10 @@ func (s *stackedCloser) Close() error {
 // volumeData is the decompressed bytes of one file of an archive, read
 // at random offsets.
 type volumeData interface {
-	io.ReaderAt
+	// ReadAt reads len(b) bytes at off, as io.ReaderAt does; forward
+	// tells the direction in which the caller moves through the data
+	// (an xz file decodes the next blocks in that direction ahead).
+	ReadAt(b []byte, off int64, forward bool) (int, error)
 	// Size is the current size (a plain file may grow while a logger
 	// writes it).
 	Size() (int64, error)
@@ -269,7 +272,7 @@ func openData(path string) (volumeData, error) {
 // compressed one's bytes).
 type plainFile struct{ f *os.File }
 
-func (p plainFile) ReadAt(b []byte, off int64) (int, error) { return preadFull(p.f, b, off) }
+func (p plainFile) ReadAt(b []byte, off int64, _ bool) (int, error) { return preadFull(p.f, b, off) }
 
 func (p plainFile) Size() (int64, error) {
 	st, err := p.f.Stat()
@@ -314,13 +317,14 @@ func (d *xzData) open() error {
 	return nil
 }
 
-func (d *xzData) ReadAt(b []byte, off int64) (int, error) {
+func (d *xzData) ReadAt(b []byte, off int64, forward bool) (int, error) {
 	if d.x == nil {
 		if err := d.open(); err != nil {
 			return 0, err
 		}
 	}
-	n, err := d.x.ReadAt(b, off)
+	s, err := d.x.Bytes(off, len(b), forward)
+	n := copy(b, s)
 	if err != nil && err != io.EOF {
 		err = fmt.Errorf("%s: %w", d.f.Name(), err)
 	}

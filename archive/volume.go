@@ -86,7 +86,7 @@ func (ws *windows) bytes(v *volume, off int64, n int, forward bool) ([]byte, err
 		w.buf = make([]byte, max(length, min(windowSize, v.size)))
 	}
 	b := w.buf[:length]
-	if m, err := v.data.ReadAt(b, start); int64(m) < length {
+	if m, err := v.data.ReadAt(b, start, forward); int64(m) < length {
 		w.v, w.b, w.off = nil, nil, 0
 		if err == nil || err == io.EOF {
 			err = io.ErrUnexpectedEOF

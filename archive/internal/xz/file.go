@@ -27,11 +27,17 @@ const DefaultMaxBlock = 64 << 20
 
 // File gives random access to the uncompressed bytes of an xz file. A read
 // decodes only the blocks that hold its range (found through the index),
-// keeps the last two decoded blocks, and, when reads move from block to
-// block in one direction, decodes the next blocks in that direction ahead
-// in up to Options.Readahead goroutines. Its memory is about
-// (Readahead + 2) times the largest block's uncompressed size, whatever
-// the file's length.
+// and of a block decoded in the caller's goroutine only as far as the
+// read needs (a chunk of the LZMA2 data at a time, the rest when a later
+// read needs it: reading an archive's label and first records does not
+// decode a whole 10 MiB block; a block's check is verified when it is
+// complete). It keeps the last two blocks read (complete or in part)
+// and, when reads move from block to block in one direction, or reads
+// by Bytes forwards go on for a quarter of a block they jumped to (an
+// archive's scan from its start, after a look at its end), decodes the
+// next blocks in that direction ahead in up to Options.Readahead
+// goroutines. Its memory is about (Readahead + 2) times the largest
+// block's uncompressed size, whatever the file's length.
 //
 // ReadAt may be called from several goroutines (the calls are serialised);
 // a slice returned by Bytes is valid until the next call of any method.
@@ -47,13 +53,16 @@ type File struct {
 	dec  *Decoder // for the blocks decoded by the caller's goroutine
 	comp []byte
 
-	cache   [2]decoded // [0] the block used last, [1] the one before
-	free    [][]byte
-	queue   []*job // blocks decoding ahead, in the order they will be wanted
-	dropped []*job // jobs no longer wanted, still running
-	idle    []*job // finished jobs, for reuse
-	last    int    // block used last (cached or not), -1 at first
-	dir     int    // direction of the last step: +1, -1 or 0
+	cache    [2]decoded // [0] the block used last, [1] the one before
+	free     [][]byte
+	spare    []*inPart // for blocks decoded in part, for reuse
+	queue    []*job    // blocks decoding ahead, in the order they will be wanted
+	dropped  []*job    // jobs no longer wanted, still running
+	idle     []*job    // finished jobs, for reuse
+	last     int       // block used last (cached or not), -1 at first
+	dir      int       // direction of the last step: +1, -1 or 0
+	forward  bool      // the reader of block last said it reads forwards,
+	scanFrom int64     // and its first read there ended here
 
 	decodes atomic.Int64 // blocks decoded, for the tests
 
@@ -64,9 +73,21 @@ type File struct {
 	scratch []byte
 }
 
+// decoded is a cached block: complete, or decoded in part (as far as
+// reads have needed: a chunk of LZMA2 data at a time) when part is set.
 type decoded struct {
-	idx  int // -1 when empty
-	data []byte
+	idx  int     // -1 when empty
+	data []byte  // the block (its buffer, when in part)
+	part *inPart // the decode to take on, nil when the block is complete
+}
+
+// inPart is a block decoded in part, with the compressed bytes and the
+// decoder (whose LZMA state its chunks share) it keeps until it is
+// complete.
+type inPart struct {
+	partial
+	dec  *Decoder
+	comp []byte
 }
 
 // job is one block decoded ahead by a worker goroutine. The worker owns
@@ -135,11 +156,12 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 			return n, io.EOF
 		}
 		i := f.find(off)
-		data, err := f.block(i, 0)
+		bo := f.blocks[i].UncompressedOffset
+		data, err := f.block(i, 0, off-bo+int64(len(p)-n))
 		if err != nil {
 			return n, err
 		}
-		k := copy(p[n:], data[off-f.blocks[i].UncompressedOffset:])
+		k := copy(p[n:], data[off-bo:])
 		n += k
 		off += int64(k)
 	}
@@ -150,7 +172,9 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 // the end. The slice is a view into a decoded block when the range lies
 // in one block, else a copy in a scratch buffer; it is valid until the
 // next call. forward tells the direction the caller reads in (the one in
-// which blocks are decoded ahead).
+// which blocks are decoded ahead: after a jump, once reads forwards have
+// gone on for a quarter of the block, or a read backwards moves on to the
+// block before).
 func (f *File) Bytes(off int64, n int, forward bool) ([]byte, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -175,7 +199,7 @@ func (f *File) Bytes(off int64, n int, forward bool) ([]byte, error) {
 	i := f.find(off)
 	b := &f.blocks[i]
 	if off+int64(n) <= b.UncompressedOffset+b.UncompressedSize {
-		data, e := f.block(i, hint)
+		data, e := f.block(i, hint, off+int64(n)-b.UncompressedOffset)
 		if e != nil {
 			return nil, e
 		}
@@ -195,11 +219,11 @@ func (f *File) Bytes(off int64, n int, forward bool) ([]byte, error) {
 		first, last, step = j, i, -1
 	}
 	for k := first; ; k += step {
-		data, e := f.block(k, hint)
+		bo := f.blocks[k].UncompressedOffset
+		data, e := f.block(k, hint, min(end, bo+f.blocks[k].UncompressedSize)-bo)
 		if e != nil {
 			return nil, e
 		}
-		bo := f.blocks[k].UncompressedOffset
 		lo, hi := max(off, bo), min(end, bo+int64(len(data)))
 		copy(s[lo-off:hi-off], data[lo-bo:hi-bo])
 		if k == last {
@@ -217,13 +241,23 @@ func (f *File) find(off int64) int {
 	})
 }
 
-// block returns the decoded block i, from the cache, from the readahead
-// queue, or decoded now; hint is the caller's direction (+1, -1, or 0 for
-// none). It then starts decoding ahead when the reads move in one
-// direction.
-func (f *File) block(i, hint int) ([]byte, error) {
-	if f.cache[0].idx == i { // the common case: the same block again
-		return f.cache[0].data, nil
+// scanPart: a reader that jumps to a block and reads on forwards in it
+// for 1/scanPart of the block is taken to be scanning (readahead starts);
+// one that reads less, to be looking (the label and the first records,
+// a short window of time).
+const scanPart = 4
+
+// block returns block i decoded at least up to need bytes from its start
+// (the whole block when need covers it): from the cache, from the
+// readahead queue, or decoded now, in part when need is short of the
+// block's end. It then starts decoding ahead when the reads move in one
+// direction; hint is the caller's direction (+1, -1, or 0 for none).
+func (f *File) block(i, hint int, need int64) ([]byte, error) {
+	if c := &f.cache[0]; c.idx == i { // the common case: the same block again
+		if c.part == nil {
+			return c.data, nil
+		}
+		return f.decodeMore(need)
 	}
 	f.reap()
 	switch {
@@ -231,15 +265,24 @@ func (f *File) block(i, hint int) ([]byte, error) {
 		f.dir = 1
 	case f.last >= 0 && i == f.last-1:
 		f.dir = -1
+	case hint > 0 && need >= f.blocks[i].UncompressedSize:
+		// A jump, by a reader that reads forwards to the block's end:
+		// most likely a scan (a jump backwards is most often a look at
+		// the end).
+		f.dir = 1
 	default:
 		f.dir = 0
 	}
 	if hint != 0 && f.dir != 0 && hint != f.dir {
 		f.dir = 0
 	}
+	f.forward, f.scanFrom = hint > 0, need
 	f.last = i
 	if f.cache[1].idx == i {
 		f.cache[0], f.cache[1] = f.cache[1], f.cache[0]
+		if f.cache[0].part != nil {
+			return f.decodeMore(need)
+		}
 		return f.cache[0].data, nil
 	}
 	var data []byte
@@ -259,6 +302,12 @@ func (f *File) block(i, hint int) ([]byte, error) {
 		f.evict()
 		// Start the next blocks before decoding this one here.
 		f.schedule()
+		if need < f.blocks[i].UncompressedSize {
+			if err := f.startPart(i); err != nil {
+				return nil, err
+			}
+			return f.decodeMore(need)
+		}
 		buf := f.getBuf()
 		var err error
 		data, err = f.decode(f.dec, &f.comp, buf, i)
@@ -272,11 +321,70 @@ func (f *File) block(i, hint int) ([]byte, error) {
 	return data, nil
 }
 
+// startPart starts decoding block i in part into the front of the cache
+// (which evict has emptied).
+func (f *File) startPart(i int) error {
+	f.decodes.Add(1)
+	var p *inPart
+	if n := len(f.spare); n > 0 {
+		p = f.spare[n-1]
+		f.spare = f.spare[:n-1]
+	} else {
+		p = &inPart{dec: NewDecoder()}
+	}
+	b := f.blocks[i]
+	if cap(p.comp) < int(b.Size) {
+		p.comp = make([]byte, b.Size)
+	}
+	src := p.comp[:b.Size]
+	buf := f.getBuf()
+	err := f.readBlock(src, i)
+	if err == nil {
+		err = p.start(p.dec, buf[:0], src, b, i)
+	}
+	if err != nil {
+		f.free = append(f.free, buf)
+		f.spare = append(f.spare, p)
+		return err
+	}
+	f.cache[0] = decoded{idx: i, data: buf, part: p}
+	return nil
+}
+
+// decodeMore decodes the block at the front of the cache, decoded in
+// part, on until need bytes of it are there, and returns them; a block
+// that becomes complete stays in the cache without its decode state.
+func (f *File) decodeMore(need int64) ([]byte, error) {
+	c := &f.cache[0]
+	p := c.part
+	if err := p.decode(int(min(need, int64(len(p.out))))); err != nil {
+		// The block is given up: reading it again starts afresh.
+		f.free = append(f.free, c.data)
+		f.spare = append(f.spare, p)
+		*c = decoded{idx: -1}
+		return nil, err
+	}
+	if f.dir == 0 && f.forward && need-f.scanFrom >= int64(len(p.out)/scanPart) {
+		// A forward reader that went on this far is scanning.
+		f.dir = 1
+		f.schedule()
+	}
+	if !p.done {
+		return p.out[:p.at.pos], nil
+	}
+	c.data, c.part = p.out, nil
+	f.spare = append(f.spare, p)
+	return c.data, nil
+}
+
 // evict moves the older cached block to the free list and makes room at
 // the front of the cache.
 func (f *File) evict() {
-	if f.cache[1].idx >= 0 {
-		f.free = append(f.free, f.cache[1].data)
+	if c := f.cache[1]; c.idx >= 0 {
+		f.free = append(f.free, c.data)
+		if c.part != nil {
+			f.spare = append(f.spare, c.part)
+		}
 	}
 	f.cache[1] = f.cache[0]
 	f.cache[0] = decoded{idx: -1}
@@ -299,13 +407,22 @@ func (f *File) decode(dec *Decoder, comp *[]byte, buf []byte, i int) ([]byte, er
 		*comp = make([]byte, b.Size)
 	}
 	src := (*comp)[:b.Size]
+	if err := f.readBlock(src, i); err != nil {
+		return nil, err
+	}
+	return dec.DecodeBlock(buf[:0], src, b, i)
+}
+
+// readBlock reads the compressed bytes of block i into src (its size).
+func (f *File) readBlock(src []byte, i int) error {
+	b := f.blocks[i]
 	if n, err := f.r.ReadAt(src, b.Offset); n < len(src) {
 		if err == nil || err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
-		return nil, formatErr(b.Offset, i, err, "cannot read block: %v", err)
+		return formatErr(b.Offset, i, err, "cannot read block: %v", err)
 	}
-	return dec.DecodeBlock(buf[:0], src, b, i)
+	return nil
 }
 
 // schedule keeps up to readahead blocks decoding ahead in the current
@@ -403,6 +520,7 @@ func (f *File) Close() error {
 		f.wg.Wait()
 	}
 	f.queue, f.dropped, f.free, f.scratch, f.comp = nil, nil, nil, nil, nil
+	f.spare = nil
 	f.cache[0], f.cache[1] = decoded{idx: -1}, decoded{idx: -1}
 	return nil
 }

@@ -2,6 +2,7 @@ package xz
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"math/rand/v2"
 	"runtime"
@@ -227,18 +228,188 @@ func TestCacheAndDirection(t *testing.T) {
 	}
 	f.Close()
 
-	// The way an archive is opened and scanned: the label in block 0,
-	// the end of the last block, then block 0 again (cached) and on.
+	// The way an archive is opened and scanned: its end (in the last
+	// block, read backwards: no readahead), then forwards from block 0
+	// (8 KiB blocks are decoded whole: readahead from block 1 on;
+	// TestScanAfterJump has large blocks).
 	f, err = NewFile(bytes.NewReader(comp), int64(len(comp)), Options{Readahead: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	read(0, true)
 	read(len(f.Blocks())-1, false)
+	if len(f.queue) != 0 {
+		t.Fatalf("reading the last block backwards: queue %v, want empty", f.queue)
+	}
 	read(0, true)
+	if len(f.queue) != 0 {
+		t.Fatalf("reading the start of block 0 after the last: queue %v, want empty", f.queue)
+	}
 	read(1, true)
 	if len(f.queue) != 2 || f.queue[0].idx != 2 || f.queue[1].idx != 3 {
-		t.Fatalf("reading blocks 0, last, 0, 1: queue %v, want blocks 2 and 3", f.queue)
+		t.Fatalf("reading blocks last, 0, 1: queue %v, want blocks 2 and 3", f.queue)
+	}
+	f.Close()
+
+	// A jump forwards to a block read whole starts the readahead at once.
+	f, err = NewFile(bytes.NewReader(comp), int64(len(comp)), Options{Readahead: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Bytes(5*8192, 8192, true); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.queue) != 2 || f.queue[0].idx != 6 || f.queue[1].idx != 7 {
+		t.Fatalf("reading block 5 whole: queue %v, want blocks 6 and 7", f.queue)
+	}
+}
+
+// TestPartialBlock checks that a read decodes a block only as far as it
+// needs (a chunk of LZMA2 data at a time), that later reads take the
+// decoding on and get the right bytes, and that the block's check is
+// still verified when the block is complete.
+func TestPartialBlock(t *testing.T) {
+	in := testInputs(t)
+	// random data: LZMA2 chunks end at 64 KiB compressed, so the block
+	// holds some 50 of them
+	data := append(append(bytes.Clone(in["random"]), in["text"]...), in["random"]...)
+	data = append(data, in["random"]...)
+	comp := xzCompress(t, data, "-0", "--block-size=8MiB")
+	f, err := NewFile(bytes.NewReader(comp), int64(len(comp)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Blocks()) != 1 {
+		t.Fatalf("%d blocks, want 1", len(f.Blocks()))
+	}
+	decodedTo := func() int {
+		if c := f.cache[0]; c.idx == 0 && c.part != nil {
+			return c.part.at.pos
+		}
+		return -1
+	}
+	readRange(t, f, data, 0, 808, true, false)
+	if n := decodedTo(); n < 808 || n >= len(data)/4 {
+		t.Fatalf("after a read of 808 bytes: block decoded up to %d of %d bytes", n, len(data))
+	}
+	readRange(t, f, data, 100, 1000, true, true)
+	mid := int64(len(data) / 2)
+	readRange(t, f, data, mid, 5000, true, false)
+	if n := decodedTo(); n < int(mid)+5000 || n >= len(data) {
+		t.Fatalf("after a read in the middle: block decoded up to %d of %d bytes", n, len(data))
+	}
+	readRange(t, f, data, mid-300000, 10, true, true) // already decoded
+	readRange(t, f, data, int64(len(data))-10, 10, true, false)
+	if c := f.cache[0]; c.idx != 0 || c.part != nil || len(c.data) != len(data) {
+		t.Fatalf("after the last bytes: cache block %d, in part %v", c.idx, c.part != nil)
+	}
+	readRange(t, f, data, 0, len(data), true, true)
+	if n := f.decodes.Load(); n != 1 {
+		t.Fatalf("%d decodes of the block, want 1", n)
+	}
+	f.Close()
+
+	// A bad check (CRC64, the last 8 bytes before the index) is found
+	// when the block is complete.
+	bad := bytes.Clone(comp)
+	blocks, err := ReadIndex(bytes.NewReader(bad), int64(len(bad)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := blocks[0]
+	bad[b.Offset+b.Size-1] ^= 0xff
+	f, err = NewFile(bytes.NewReader(bad), int64(len(bad)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	readRange(t, f, data, 0, 808, true, false)
+	if _, err := f.ReadAt(make([]byte, 10), int64(len(data))-10); !errors.Is(err, ErrChecksum) {
+		t.Fatalf("reading the end of a block with a bad check: %v, want ErrChecksum", err)
+	}
+	// the block is given up: reading it again starts afresh, and fails
+	// again at its end
+	readRange(t, f, data, 0, 808, true, true)
+	if _, err := f.Bytes(0, len(data), true); !errors.Is(err, ErrChecksum) {
+		t.Fatalf("reading a block with a bad check: %v, want ErrChecksum", err)
+	}
+}
+
+// TestPartialBlocksCached checks that blocks decoded in part are cached
+// as complete ones are: reading back and forth between two blocks, each
+// read in part, decodes each once and goes on where it stopped.
+func TestPartialBlocksCached(t *testing.T) {
+	in := testInputs(t)
+	data := append(append(bytes.Clone(in["random"]), in["text"]...), in["random"]...)
+	comp := xzCompress(t, data, "-0", "--block-size=256KiB")
+	f, err := NewFile(bytes.NewReader(comp), int64(len(comp)), Options{Readahead: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if len(f.Blocks()) < 3 {
+		t.Fatalf("%d blocks, want 3 or more", len(f.Blocks()))
+	}
+	const bs = 256 << 10
+	for k := int64(0); k < 8; k++ {
+		readRange(t, f, data, k*10000, 100, true, k%2 == 0)
+		readRange(t, f, data, bs+k*10000, 100, true, k%2 == 1)
+	}
+	if n := f.decodes.Load(); n != 2 {
+		t.Fatalf("%d decodes for reads in blocks 0 and 1, want 2", n)
+	}
+	for k := range f.cache {
+		if c := f.cache[k]; c.part == nil || c.part.at.pos >= bs/2 {
+			t.Fatalf("cache[%d] (block %d): not in part, or decoded too far", k, c.idx)
+		}
+	}
+	// A third block evicts the one used before last; its decode state is
+	// reused.
+	readRange(t, f, data, 2*bs, 100, true, true)
+	readRange(t, f, data, 0, 100, true, true)
+	if n := f.decodes.Load(); n != 4 {
+		t.Fatalf("%d decodes after reading blocks 2 and 0 again, want 4", n)
+	}
+	readRange(t, f, data, 0, len(data), true, true)
+}
+
+// TestScanAfterJump checks when readahead starts after reads forwards
+// jump to a block decoded in part: not for a look at its start (pminfo
+// reading an archive's first records), once the reads have gone on for a
+// quarter of the block (a scan).
+func TestScanAfterJump(t *testing.T) {
+	in := testInputs(t)
+	var data []byte
+	for range 4 {
+		data = append(data, in["random"]...)
+	}
+	data = append(data, in["text"]...)
+	comp := xzCompress(t, data, "-0", "--block-size=256KiB")
+	f, err := NewFile(bytes.NewReader(comp), int64(len(comp)), Options{Readahead: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if len(f.Blocks()) != 4 {
+		t.Fatalf("%d blocks, want 4", len(f.Blocks()))
+	}
+	readRange(t, f, data, int64(len(data))-100, 100, false, true) // the end
+	readRange(t, f, data, 100, 10, true, true)
+	readRange(t, f, data, 60000, 500, true, true)
+	if len(f.queue) != 0 {
+		t.Fatalf("after reads up to %d bytes into block 0: queue %v, want empty", 60500, f.queue)
+	}
+	if c := f.cache[0]; c.idx != 0 || c.part == nil {
+		t.Fatalf("block 0 not decoded in part")
+	}
+	readRange(t, f, data, 70000, 500, true, true)
+	if len(f.queue) != 2 || f.queue[0].idx != 1 || f.queue[1].idx != 2 {
+		t.Fatalf("after reads up to %d bytes into block 0: queue %v, want blocks 1 and 2", 70500, f.queue)
+	}
+	for off := int64(70500); off < int64(len(data)); off += 5000 {
+		readRange(t, f, data, off, 5000, true, true)
+	}
+	if n := f.decodes.Load(); n != 5 {
+		t.Fatalf("%d decodes, want 5 (the last block twice)", n)
 	}
 }

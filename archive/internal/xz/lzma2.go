@@ -72,7 +72,7 @@ type lzma2 struct {
 	lz            lzmaDec
 	needDictReset bool
 	needProps     bool
-	cancel        *atomic.Bool // decodeAll stops between chunks when it is set
+	cancel        *atomic.Bool // decodeChunk stops when it is set
 }
 
 func (s *lzma2) reset() { s.needDictReset, s.needProps = true, true }
@@ -115,72 +115,81 @@ func (s *lzma2) startChunk(c chunkHeader, in []byte, ip int) (int, error) {
 	return s.lz.initRC(in, ip)
 }
 
-// decodeAll decodes the LZMA2 data at the start of in into out, which it
-// must fill exactly (out is the whole block: it is the dictionary). It
-// returns the number of input bytes used, up to and with the end byte.
-func (s *lzma2) decodeAll(in, out []byte) (int, error) {
-	s.reset()
-	ip, pos, base := 0, 0, 0 // base: where the dictionary last started
-	for {
-		if s.cancel != nil && s.cancel.Load() {
-			return ip, corruptError("canceled")
-		}
-		if ip >= len(in) {
-			return ip, corruptError("truncated LZMA2 data")
-		}
-		n := chunkHeaderLen(in[ip])
-		if n == 0 {
-			return ip, corruptError("bad LZMA2 control byte")
-		}
-		if len(in)-ip < n {
-			return ip, corruptError("truncated LZMA2 chunk header")
-		}
-		c := parseChunkHeader(in[ip:])
-		ip += n
-		if c.end() {
-			if pos != len(out) {
-				return ip, corruptError("LZMA2 data shorter than the block's uncompressed size")
-			}
-			return ip, nil
-		}
-		if c.usize > len(out)-pos {
-			return ip, corruptError("LZMA2 data longer than the block's uncompressed size")
-		}
-		if c.dictReset() {
-			base = pos
-		}
-		if c.uncompressed() {
-			if _, err := s.startChunk(c, in, ip); err != nil {
-				return ip, err
-			}
-			if len(in)-ip < c.usize {
-				return ip, corruptError("truncated uncompressed LZMA2 chunk")
-			}
-			pos += copy(out[pos:pos+c.usize], in[ip:ip+c.usize])
-			ip += c.usize
-			continue
-		}
-		if len(in)-ip < c.csize {
-			return ip, corruptError("truncated LZMA2 chunk")
-		}
-		chunk := in[ip : ip+c.csize]
-		cp, err := s.startChunk(c, chunk, 0)
-		if err != nil {
-			return ip, err
-		}
-		dict := out[base:]
-		cp, p, err := s.lz.decode(chunk, cp, dict, pos-base, pos-base+c.usize, false)
-		if err != nil {
-			return ip, err
-		}
-		if s.lz.end || s.lz.pending != 0 || p != pos-base+c.usize {
-			return ip, corruptError("LZMA chunk does not end at its uncompressed size")
-		}
-		pos = base + p
-		cp, ok := s.lz.finishRC(chunk, cp)
-		if !ok || cp != len(chunk) {
-			return ip, corruptError("LZMA chunk does not end at its compressed size")
-		}
-		ip += c.csize
+// lzma2Pos is where an LZMA2 decode stands between chunks: the input
+// used (ip), the output made (pos) and where the dictionary last started
+// (base).
+type lzma2Pos struct {
+	ip, pos, base int
+	end           bool // the end byte was read
+}
+
+// decodeChunk decodes the next chunk of the LZMA2 data in into out (the
+// whole block: it is the dictionary), from at, which it moves on: a
+// caller resets s, then calls it until at.end is set, and may stop
+// between chunks and come back with the same at (and the same lzma2,
+// whose state the chunks share). After the end byte the data must have
+// filled out exactly.
+func (s *lzma2) decodeChunk(in, out []byte, at *lzma2Pos) error {
+	if s.cancel != nil && s.cancel.Load() {
+		return corruptError("canceled")
 	}
+	ip, pos := at.ip, at.pos
+	if ip >= len(in) {
+		return corruptError("truncated LZMA2 data")
+	}
+	n := chunkHeaderLen(in[ip])
+	if n == 0 {
+		return corruptError("bad LZMA2 control byte")
+	}
+	if len(in)-ip < n {
+		return corruptError("truncated LZMA2 chunk header")
+	}
+	c := parseChunkHeader(in[ip:])
+	ip += n
+	if c.end() {
+		if pos != len(out) {
+			return corruptError("LZMA2 data shorter than the block's uncompressed size")
+		}
+		at.ip, at.end = ip, true
+		return nil
+	}
+	if c.usize > len(out)-pos {
+		return corruptError("LZMA2 data longer than the block's uncompressed size")
+	}
+	if c.dictReset() {
+		at.base = pos
+	}
+	if c.uncompressed() {
+		if _, err := s.startChunk(c, in, ip); err != nil {
+			return err
+		}
+		if len(in)-ip < c.usize {
+			return corruptError("truncated uncompressed LZMA2 chunk")
+		}
+		at.pos = pos + copy(out[pos:pos+c.usize], in[ip:ip+c.usize])
+		at.ip = ip + c.usize
+		return nil
+	}
+	if len(in)-ip < c.csize {
+		return corruptError("truncated LZMA2 chunk")
+	}
+	chunk := in[ip : ip+c.csize]
+	cp, err := s.startChunk(c, chunk, 0)
+	if err != nil {
+		return err
+	}
+	base := at.base
+	cp, p, err := s.lz.decode(chunk, cp, out[base:], pos-base, pos-base+c.usize, false)
+	if err != nil {
+		return err
+	}
+	if s.lz.end || s.lz.pending != 0 || p != pos-base+c.usize {
+		return corruptError("LZMA chunk does not end at its uncompressed size")
+	}
+	cp, ok := s.lz.finishRC(chunk, cp)
+	if !ok || cp != len(chunk) {
+		return corruptError("LZMA chunk does not end at its compressed size")
+	}
+	at.ip, at.pos = ip+c.csize, base+p
+	return nil
 }
