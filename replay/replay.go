@@ -368,3 +368,15 @@ func find(r *archive.Record, p pmapi.PMID) int {
 	}
 	return -1
 }
+
+// RawCursor positions the context's current archive for reading forwards
+// from t as pmSetMode(PM_MODE_FORW, t) leaves a libpcp context for its raw
+// reads (__pmLogRead_ctx, as pmlogcheck reads): __pmLogSetTime's
+// positioning alone, at or near a temporal index entry, without the
+// adjustments a fetch makes afterwards. It returns that archive's cursor,
+// to read on with; the context's own fetches position anew.
+func (c *Context) RawCursor(t pmapi.Timestamp) *archive.Cursor {
+	c.rd.place(t, true)
+	c.placed = notPlaced
+	return c.rd.cursor(c.rd.ai)
+}

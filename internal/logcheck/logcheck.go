@@ -250,7 +250,7 @@ func (c *checker) run(args []string) int {
 			return rc
 		}
 	}
-	if c.opt.verbose && !c.opt.metaOnly {
+	if c.opt.verbose && c.results > 0 {
 		c.errf("Processed %d pmResult records\n", c.results)
 		if c.marks > 0 {
 			c.errf("Processed %d <mark> records\n", c.marks)

@@ -10,6 +10,7 @@ import (
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
+	"github.com/pcpkit/pcpkit/replay"
 )
 
 // instData is the last value seen of one instance of a metric.
@@ -37,13 +38,13 @@ func (c *checker) pass3() int {
 	}
 	c.dayFlag = pcptime.Sub(c.finish, c.start) > 86400
 	label := c.a.Label().Start
+	// Without -S the read starts from the epoch, so that records before
+	// the label's time are read too.
 	var last pmapi.Timestamp
 	cur := c.a.NewCursor()
 	if c.startSet {
 		last = c.start
-		if err := cur.SeekTime(c.start); err != nil {
-			cur.SeekStart()
-		}
+		cur = replay.NewContext(archive.NewSet(c.a, c.path)).RawCursor(c.start)
 	}
 	c.vol, _ = cur.Position()
 	metrics := map[pmapi.PMID]*checkData{}
