@@ -128,6 +128,36 @@ func (r *Record) Index() error {
 		r.vsets = r.vsets[:0]
 		return err
 	}
+	if err := r.checkBlockTotal(int64(pos.p)); err != nil {
+		r.vsets = r.vsets[:0]
+		return err
+	}
+	return nil
+}
+
+// checkBlockTotal checks that the value blocks, each rounded up to whole
+// 32-bit words, add up to no more than the bytes between the end of the
+// value sets (vsEnd) and the trailer, as libpcp's decoding of a result
+// checks (a block whose length was damaged can lie inside the record and
+// still be refused by it).
+func (r *Record) checkBlockTotal(vsEnd int64) error {
+	if vsEnd == 0 {
+		return nil
+	}
+	var total int64
+	for i := range r.vsets {
+		vs := &r.vsets[i]
+		if vs.ValFmt == pmapi.ValFmtInsitu || vs.NumVal <= 0 {
+			continue
+		}
+		for j := 0; j < int(vs.NumVal); j++ {
+			bl := int64(binary.BigEndian.Uint32(r.raw[r.blockPos(vs, j):]) & 0xffffff)
+			total += (bl + 3) &^ 3
+		}
+	}
+	if end := int64(len(r.raw) - 4); vsEnd+total > end {
+		return r.fault("value blocks of %d bytes do not fit in the %d bytes after the value sets", total, end-vsEnd)
+	}
 	return nil
 }
 

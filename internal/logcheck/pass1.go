@@ -37,7 +37,7 @@ func (c *checker) volumeSize(vol int32) int64 {
 // stampText prints an index timestamp as pass 1 does: seconds, a dot, and
 // the nanoseconds in nine places (a negative value keeps its sign).
 func stampText(t pmapi.Timestamp) string {
-	return fmt.Sprintf("%d.%09d", int32(t.Sec), t.Nsec)
+	return fmt.Sprintf("%d.%09d", t.Sec, t.Nsec)
 }
 
 // before reports whether a is before b, as __pmTimestampSub(a, b) < 0.

@@ -41,11 +41,10 @@ func (c *checker) pass3() int {
 	// Without -S the read starts from the epoch, so that records before
 	// the label's time are read too.
 	var last pmapi.Timestamp
-	cur := c.a.NewCursor()
 	if c.startSet {
 		last = c.start
-		cur = replay.NewContext(archive.NewSet(c.a, c.path)).RawCursor(c.start)
 	}
+	cur := replay.NewContext(archive.NewSet(c.a, c.path)).RawCursor(last)
 	c.vol, _ = cur.Position()
 	metrics := map[pmapi.PMID]*checkData{}
 	var line []byte
@@ -53,7 +52,7 @@ func (c *checker) pass3() int {
 		r, err := cur.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
-				line = c.prefix(line[:0], last)
+				line = c.appendStamp(append(line[:0], "[after "...), last)
 				c.errw.Write(line)
 				c.errf("]: pmFetch: error: %s\n", archive.ErrText(err))
 			}

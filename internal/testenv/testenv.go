@@ -228,6 +228,19 @@ func RunCommand(t testing.TB, dir string, env []string, path string, args ...str
 	return stdout, stderr, exitCode
 }
 
+// RunCommandOrSignal is RunCommand for a program that may die of a
+// signal, as the real tools do on some damaged archives: the exit code is
+// then -1, and the test goes on.
+func RunCommandOrSignal(t testing.TB, dir string, env []string, path string, args ...string) (stdout, stderr []byte, exitCode int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), RealTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	return runCmd(t, ctx, cmd, path+" "+strings.Join(args, " "))
+}
+
 // runCmd runs cmd (made with ctx, which bounds it) with no standard input,
 // and returns its standard output, standard error and exit code (-1 when a
 // signal killed it). A command that cannot start, or times out, fails the
