@@ -53,8 +53,8 @@ func DecodeIndexEntry(b []byte, version int) IndexEntry {
 		}
 	}
 	return IndexEntry{
-		Stamp:   readStamp2(b),
-		Vol:     int32(binary.BigEndian.Uint32(b[8:])),
+		Stamp: readStamp2(b),
+		Vol:   int32(binary.BigEndian.Uint32(b[8:])),
 		// unsigned, as libpcp reads them (a damaged offset with the top
 		// bit set is far past the end, not before the label)
 		MetaOff: int64(binary.BigEndian.Uint32(b[12:])),
