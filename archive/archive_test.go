@@ -964,8 +964,8 @@ func TestIndexEntryRoundTrip(t *testing.T) {
 			}
 		} else {
 			e = IndexEntry{
-				Stamp:   pmapi.Timestamp{Sec: int64(rapid.Int32().Draw(t, "sec")), Nsec: 1000 * rapid.Int32Range(0, 999999).Draw(t, "usec")},
-				Vol:     rapid.Int32().Draw(t, "vol"),
+				Stamp: pmapi.Timestamp{Sec: int64(rapid.Int32().Draw(t, "sec")), Nsec: 1000 * rapid.Int32Range(0, 999999).Draw(t, "usec")},
+				Vol:   rapid.Int32().Draw(t, "vol"),
 				// 32-bit offsets, unsigned as libpcp reads them
 				MetaOff: int64(rapid.Uint32().Draw(t, "meta")),
 				DataOff: int64(rapid.Uint32().Draw(t, "data")),
