@@ -217,20 +217,14 @@ func (c *checker) run(args []string) int {
 		if c.opt.verbose {
 			c.errf("Due to earlier errors, cannot continue ... bye\n")
 		}
-		if c.opt.repair != "" {
-			return c.repair()
-		}
-		return 1
+		return c.repaired(1)
 	}
 
 	a, err := archive.Open(c.path)
 	if err != nil {
 		c.errf("pmlogcheck: cannot open archive \"%s\": %s\n", c.path, archive.ErrText(err))
 		c.errf("Checking abandoned.\n")
-		if c.opt.repair != "" {
-			return c.repair()
-		}
-		return 1
+		return c.repaired(1)
 	}
 	defer a.Close()
 	c.a = a
@@ -247,7 +241,7 @@ func (c *checker) run(args []string) int {
 	c.pass2()
 	if !c.opt.metaOnly {
 		if rc := c.pass3(); rc != 0 {
-			return rc
+			return c.repaired(rc)
 		}
 	}
 	if c.opt.verbose && c.results > 0 {
@@ -256,10 +250,16 @@ func (c *checker) run(args []string) int {
 			c.errf("Processed %d <mark> records\n", c.marks)
 		}
 	}
-	if c.opt.repair != "" {
-		return c.repair()
+	return c.repaired(0)
+}
+
+// repaired ends a run with the check's exit status, after --repair when
+// it was asked for.
+func (c *checker) repaired(status int) int {
+	if c.opt.repair == "" {
+		return status
 	}
-	return 0
+	return c.repair(status)
 }
 
 // helpSpelled reports whether --help was given in full (before any "--").
