@@ -334,6 +334,13 @@ func (r *Record) VSetInst(vs *VSet, j int) int32 {
 	return int32(binary.BigEndian.Uint32(r.raw[int(vs.off)+8*j:]))
 }
 
+// VSetInsitu is the 32-bit word of value j of value set vs of r after
+// its instance: the value itself when vs is insitu, the block's offset
+// in 32-bit words otherwise.
+func (r *Record) VSetInsitu(vs *VSet, j int) int32 {
+	return int32(binary.BigEndian.Uint32(r.raw[int(vs.off)+8*j+4:]))
+}
+
 // VSetValue is value j of value set vs of r, whose blocks CheckVSet has
 // checked. A block aliases the record.
 func (r *Record) VSetValue(vs *VSet, j int) pmapi.Value {

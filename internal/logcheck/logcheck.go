@@ -125,7 +125,9 @@ type checker struct {
 	start, finish    pmapi.Timestamp // the time window
 	dayFlag          bool            // stamps with the date: the window spans over a day
 	results, marks   int
-	vol              int // pass 3's volume for its reports
+	vol              int         // pass 3's volume for its reports
+	val              pmapi.Value // pass 3's value being read
+	byPos            []posMetric // pass 3's metrics by position in the last record
 	names            nameSource
 	startSet, endSet bool
 }

@@ -141,7 +141,15 @@ func (c *checker) check(r *archive.Record, metrics map[pmapi.PMID]*checkData) in
 		if vs.NumVal <= 0 {
 			continue
 		}
-		cd, seen := metrics[vs.PMID]
+		// Records mostly hold the same metrics in the same order: the
+		// metric at this position last time is looked up first.
+		var cd *checkData
+		seen := false
+		if i < len(c.byPos) && c.byPos[i].pmid == vs.PMID {
+			cd, seen = c.byPos[i].cd, true
+		} else {
+			cd, seen = metrics[vs.PMID]
+		}
 		if !seen {
 			d, ok := meta.Desc(vs.PMID)
 			if !ok {
@@ -163,6 +171,7 @@ func (c *checker) check(r *archive.Record, metrics map[pmapi.PMID]*checkData) in
 			metrics[vs.PMID] = cd
 			continue
 		}
+		c.remember(i, vs.PMID, cd)
 		if cd == nil {
 			continue
 		}
@@ -200,7 +209,7 @@ func (c *checker) check(r *archive.Record, metrics map[pmapi.PMID]*checkData) in
 				continue
 			}
 			id := &cd.insts[k]
-			v, err := r.VSetValue(vs, j).Float64(cd.desc.Type)
+			v, err := c.value(r, vs, j, cd.desc.Type)
 			if err != nil {
 				c.report(r, vs.PMID, ": pmExtractValue failed: "+archive.ErrText(err))
 				continue
@@ -219,6 +228,36 @@ func (c *checker) check(r *archive.Record, metrics map[pmapi.PMID]*checkData) in
 	return 0
 }
 
+// value is pmExtractValue of value j of vs as a double, read through
+// one reused pmapi.Value (see archive.Record.LoadValue).
+func (c *checker) value(r *archive.Record, vs *archive.VSet, j int, t pmapi.Type) (float64, error) {
+	if vs.ValFmt == pmapi.ValFmtInsitu {
+		// pmapi.Value.Float64's insitu cases, without the copy
+		switch x := r.VSetInsitu(vs, j); t {
+		case pmapi.Type32:
+			return float64(x), nil
+		case pmapi.TypeU32:
+			return float64(uint32(x)), nil
+		}
+	}
+	r.LoadValue(vs, j, &c.val)
+	return c.val.Float64(t)
+}
+
+// posMetric is the metric pass 3 met at one position of a record.
+type posMetric struct {
+	pmid pmapi.PMID
+	cd   *checkData
+}
+
+// remember notes the metric at position i of the record being checked.
+func (c *checker) remember(i int, pmid pmapi.PMID, cd *checkData) {
+	for len(c.byPos) <= i {
+		c.byPos = append(c.byPos, posMetric{pmid: pmapi.PMIDNull})
+	}
+	c.byPos[i] = posMetric{pmid, cd}
+}
+
 // report writes "archive.vol:[stamp] metric" and msg.
 func (c *checker) report(r *archive.Record, pmid pmapi.PMID, msg string) {
 	b := c.prefix(nil, r.Stamp)
@@ -232,7 +271,7 @@ func (c *checker) report(r *archive.Record, pmid pmapi.PMID, msg string) {
 // that cannot be read there ends the check (exit status 1), as it does
 // in the real tool.
 func (c *checker) newInst(r *archive.Record, vs *archive.VSet, j int, cd *checkData) bool {
-	v, err := r.VSetValue(vs, j).Float64(cd.desc.Type)
+	v, err := c.value(r, vs, j, cd.desc.Type)
 	if err != nil {
 		c.report(r, vs.PMID, ": pmExtractValue failed: "+archive.ErrText(err))
 		c.errf("pmlogcheck: possibly corrupt archive?\n")
