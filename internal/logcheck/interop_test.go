@@ -46,6 +46,7 @@ var interopModes = [][]string{
 	{"-z", "-l"},
 	{"-Z", "EST5EDT", "-l", "-v"},
 	{"-T", "+3", "-v"},
+	{"-n", "PMNS", "-v"}, // PMNS: testdata/pminfo.pmns
 }
 
 // TestInteropShared runs the real pmlogcheck and pcpkit's, side by side,
@@ -63,6 +64,11 @@ func TestInteropShared(t *testing.T) {
 		for _, name := range names {
 			for _, mode := range interopModes {
 				args := append(append([]string{}, mode...), name)
+				for i, a := range args {
+					if a == "PMNS" {
+						args[i] = filepath.Join(testenv.RepoRoot(t), "testdata", "pminfo.pmns")
+					}
+				}
 				t.Run(sub+"/"+name+"/"+strings.Join(mode, "_"), func(t *testing.T) {
 					testenv.CompareMain(t, "pmlogcheck", Main, dir, args)
 				})

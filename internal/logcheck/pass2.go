@@ -27,12 +27,16 @@ func (c *checker) pass2() {
 	}
 	for _, k := range h.Keys() {
 		d, _ := m.Desc(pmapi.PMID(k))
-		if d.Type == pmapi.TypeNoSupport {
-			continue
-		}
+		// pmNameID: with -n the name comes from that namespace, which
+		// may not have it (the archive's own always has).
 		name := "unknown"
 		if names := c.names.Names(d.PMID); len(names) > 0 {
 			name = names[0]
+		} else {
+			c.errf("%s.meta: PMID %s: no name in PMNS: %s\n", c.archname, d.PMID, pmapi.ErrPMID.Error())
+		}
+		if d.Type == pmapi.TypeNoSupport {
+			continue
 		}
 		pre := c.archname + ".meta: " + name + " [" + d.PMID.String() + "]: "
 		if d.Type < pmapi.Type32 || d.Type > maxType {
