@@ -121,15 +121,15 @@ type checker struct {
 
 	indexState, metaState, logState int
 
-	a                *archive.Archive
-	start, finish    pmapi.Timestamp // the time window
-	dayFlag          bool            // stamps with the date: the window spans over a day
-	results, marks   int
-	vol              int         // pass 3's volume for its reports
-	val              pmapi.Value // pass 3's value being read
-	byPos            []posMetric // pass 3's metrics by position in the last record
-	names            nameSource
-	startSet, endSet bool
+	a              *archive.Archive
+	start, finish  pmapi.Timestamp // the time window
+	dayFlag        bool            // stamps with the date: the window spans over a day
+	results, marks int
+	vol            int         // pass 3's volume for its reports
+	val            pmapi.Value // pass 3's value being read
+	byPos          []posMetric // pass 3's metrics by position in the last record
+	names          nameSource
+	startSet       bool
 }
 
 // nameSource answers pmNameAll: the archive's names, or those of -n.
