@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/pcpkit/pcpkit/internal/testenv"
 )
 
@@ -21,26 +19,7 @@ import (
 // The interop tests compare the order too, against the real tool on the
 // same directory.
 func TestGoldens(t *testing.T) {
-	dir := testenv.ArchivesDir(t)
-	cases := testenv.GoldenCases(t, "pmlogcheck")
-	if len(cases) == 0 {
-		t.Fatal("no golden cases of pmlogcheck")
-	}
-	for _, c := range cases {
-		t.Run(c.Name(), func(t *testing.T) {
-			g := testenv.ReadGolden(t, "pmlogcheck", c)
-			out, errs, rc := testenv.RunMain(t, Main, dir, c.Args())
-			if diff := cmp.Diff(string(g.Stdout), out); diff != "" {
-				t.Errorf("pmlogcheck %s: stdout differs (-real +pcpkit):\n%s", strings.Join(c.Args(), " "), diff)
-			}
-			if diff := cmp.Diff(pass0AsSet(string(g.Stderr)), pass0AsSet(errs)); diff != "" {
-				t.Errorf("pmlogcheck %s: stderr differs (-real +pcpkit):\n%s", strings.Join(c.Args(), " "), diff)
-			}
-			if rc != g.ExitCode {
-				t.Errorf("pmlogcheck %s: exit status %d, want %d", strings.Join(c.Args(), " "), rc, g.ExitCode)
-			}
-		})
-	}
+	testenv.CheckGoldensNormalized(t, "pmlogcheck", Main, pass0AsSet)
 }
 
 // pass0AsSet sorts each run of consecutive "start pass0" lines.
@@ -64,11 +43,5 @@ func pass0AsSet(s string) string {
 // TestGoldensMatchRealTool re-runs the real pmlogcheck for every golden
 // case (with the pass 0 lines as a set, as TestGoldens compares them).
 func TestGoldensMatchRealTool(t *testing.T) {
-	testenv.RealTool(t, "pmlogcheck")
-	dir := testenv.ArchivesDir(t)
-	for _, c := range testenv.GoldenCases(t, "pmlogcheck") {
-		g := testenv.ReadGolden(t, "pmlogcheck", c)
-		out, errs, rc := testenv.RunRealIn(t, dir, "pmlogcheck", c.Args()...)
-		testenv.CompareRun(t, "pmlogcheck", "golden "+c.Name(), string(g.Stdout), pass0AsSet(string(g.Stderr)), g.ExitCode, string(out), pass0AsSet(string(errs)), rc)
-	}
+	testenv.CheckGoldensMatchRealToolNormalized(t, "pmlogcheck", pass0AsSet)
 }

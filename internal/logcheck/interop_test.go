@@ -168,6 +168,25 @@ func damage(t *testing.T, base, dir string, rng *rand.Rand) []string {
 	return names
 }
 
+// damagedCopies makes damaged copies (damage) of each of sources (a path
+// in the repository, or "shared:NAME" for a QA archive) in a temporary
+// directory, and returns it with the copies' names.
+func damagedCopies(t *testing.T, sources []string) (dir string, names []string) {
+	t.Helper()
+	root := testenv.RepoRoot(t)
+	qa := testenv.SharedDir(t, "pcp-qa-archives")
+	dir = t.TempDir()
+	rng := rand.New(rand.NewSource(17))
+	for _, src := range sources {
+		base := filepath.Join(root, src)
+		if s, ok := strings.CutPrefix(src, "shared:"); ok {
+			base = filepath.Join(qa, s)
+		}
+		names = append(names, damage(t, base, dir, rng)...)
+	}
+	return dir, names
+}
+
 // damageSources are the archives damaged copies are made of: the
 // repository's own and QA archives with counters that wrap, instance
 // domains that change, several volumes' worth of index entries.
@@ -184,18 +203,7 @@ var damageSources = []string{
 // only end normally.
 func TestInteropDamaged(t *testing.T) {
 	testenv.RealTool(t, "pmlogcheck")
-	root := testenv.RepoRoot(t)
-	qa := testenv.SharedDir(t, "pcp-qa-archives")
-	dir := t.TempDir()
-	rng := rand.New(rand.NewSource(17))
-	var names []string
-	for _, src := range damageSources {
-		base := filepath.Join(root, src)
-		if s, ok := strings.CutPrefix(src, "shared:"); ok {
-			base = filepath.Join(qa, s)
-		}
-		names = append(names, damage(t, base, dir, rng)...)
-	}
+	dir, names := damagedCopies(t, damageSources)
 	crashes := 0
 	for _, name := range names {
 		for _, mode := range [][]string{nil, {"-v"}} {

@@ -351,13 +351,8 @@ func (c *checker) isComponent(n string) bool {
 func (c *checker) contextOptions() int {
 	o := c.opts
 	lab := c.a.Label()
-	switch {
-	case o.HostZone:
-		c.zone = pcptime.LoadZone(lab.TZ)
-		fmt.Fprintf(c.out, "Note: timezone set to local timezone of host \"%s\" from archive\n\n", lab.Hostname)
-	case o.TZSet:
-		c.zone = pcptime.LoadZone(o.TZ)
-		fmt.Fprintf(c.out, "Note: timezone set to \"TZ=%s\"\n\n", o.TZ)
+	if z := o.ArchiveZone(lab, lab.Hostname, c.out); z != nil {
+		c.zone = z
 	}
 	end, err := c.a.End()
 	if err != nil {

@@ -1,7 +1,6 @@
 package logcheck
 
 import (
-	"math/rand"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -124,18 +123,7 @@ func TestRepairShared(t *testing.T) {
 func TestRepairDamaged(t *testing.T) {
 	testenv.RealTool(t, "pmlogcheck")
 	testenv.RealTool(t, "pmdumplog")
-	root := testenv.RepoRoot(t)
-	qa := testenv.SharedDir(t, "pcp-qa-archives")
-	dir := t.TempDir()
-	rng := rand.New(rand.NewSource(17))
-	var names []string
-	for _, src := range []string{"testdata/archives/pmcd-v2", "testdata/archives/sample-v3", "shared:wrap", "shared:dyninsts", "shared:changeinst"} {
-		base := filepath.Join(root, src)
-		if s, ok := strings.CutPrefix(src, "shared:"); ok {
-			base = filepath.Join(qa, s)
-		}
-		names = append(names, damage(t, base, dir, rng)...)
-	}
+	dir, names := damagedCopies(t, []string{"testdata/archives/pmcd-v2", "testdata/archives/sample-v3", "shared:wrap", "shared:dyninsts", "shared:changeinst"})
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) { checkRepair(t, dir, name) })
 	}
