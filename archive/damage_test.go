@@ -185,3 +185,41 @@ func TestValueBlocksMustFit(t *testing.T) {
 		return
 	}
 }
+
+// TestVSetAccessors checks VSetInsitu and VSetBlock against LoadValue on
+// every value of the repository's archives.
+func TestVSetAccessors(t *testing.T) {
+	for _, name := range []string{"pmcd-v2", "pmcd-v3", "sample-v3"} {
+		a, err := Open(filepath.Join("..", "testdata", "archives", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := a.NewCursor()
+		n := 0
+		for {
+			r, err := c.Next()
+			if err != nil {
+				break
+			}
+			for i := 0; i < r.NumPMID(); i++ {
+				vs := r.VSet(i)
+				for j := 0; j < int(vs.NumVal); j++ {
+					var v pmapi.Value
+					r.LoadValue(vs, j, &v)
+					if vs.ValFmt == pmapi.ValFmtInsitu {
+						if got := r.VSetInsitu(vs, j); got != v.Insitu {
+							t.Fatalf("%s: VSetInsitu = %d, LoadValue %d", name, got, v.Insitu)
+						}
+					} else if bt, b := r.VSetBlock(vs, j); bt != v.BlockType || string(b) != string(v.Block) {
+						t.Fatalf("%s: VSetBlock = %v %x, LoadValue %v %x", name, bt, b, v.BlockType, v.Block)
+					}
+					n++
+				}
+			}
+		}
+		a.Close()
+		if n == 0 {
+			t.Fatalf("%s: no values", name)
+		}
+	}
+}

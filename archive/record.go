@@ -341,6 +341,15 @@ func (r *Record) VSetInsitu(vs *VSet, j int) int32 {
 	return int32(binary.BigEndian.Uint32(r.raw[int(vs.off)+8*j+4:]))
 }
 
+// VSetBlock is the type and payload of the value block of value j of
+// value set vs of r, which is not insitu and whose blocks CheckVSet has
+// checked; the payload aliases the record.
+func (r *Record) VSetBlock(vs *VSet, j int) (pmapi.Type, []byte) {
+	b := r.raw[r.blockPos(vs, j):]
+	h := binary.BigEndian.Uint32(b)
+	return pmapi.Type(h >> 24), b[4 : h&0xffffff]
+}
+
 // VSetValue is value j of value set vs of r, whose blocks CheckVSet has
 // checked. A block aliases the record.
 func (r *Record) VSetValue(vs *VSet, j int) pmapi.Value {

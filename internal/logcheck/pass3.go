@@ -1,6 +1,7 @@
 package logcheck
 
 import (
+	"encoding/binary"
 	"errors"
 	"io"
 	"math"
@@ -238,6 +239,21 @@ func (c *checker) value(r *archive.Record, vs *archive.VSet, j int, t pmapi.Type
 			return float64(x), nil
 		case pmapi.TypeU32:
 			return float64(uint32(x)), nil
+		}
+	}
+	if vs.ValFmt != pmapi.ValFmtInsitu {
+		// pmapi.Value.Float64's 64-bit cases (blocks of the metric's
+		// type, in network order), without the copy
+		if bt, b := r.VSetBlock(vs, j); bt == t && len(b) == 8 {
+			x := binary.BigEndian.Uint64(b)
+			switch t {
+			case pmapi.TypeU64:
+				return float64(x), nil
+			case pmapi.Type64:
+				return float64(int64(x)), nil
+			case pmapi.TypeDouble:
+				return math.Float64frombits(x), nil
+			}
 		}
 	}
 	r.LoadValue(vs, j, &c.val)
