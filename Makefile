@@ -37,12 +37,13 @@ test:
 	echo "$(GO) test -count=1 ./..."; $(GO) test -count=1 ./... || status=1; \
 	exit $$status
 
-# goldens: regenerate testdata/golden/{pmdumplog,pmlogsummary,pminfo,pmprobe} from the real PCP 6.0.3.
+# goldens: regenerate testdata/golden/{pmdumplog,pmlogsummary,pminfo,pmprobe,pmlogcheck} from the real PCP 6.0.3.
 goldens:
 	bash scripts/make-goldens.sh pmdumplog
 	bash scripts/make-goldens.sh pmlogsummary
 	bash scripts/make-goldens.sh pminfo
 	bash scripts/make-goldens.sh pmprobe
+	bash scripts/make-goldens.sh pmlogcheck
 
 # fuzz: run each Fuzz target for FUZZTIME (default 60s), one at a time.
 fuzz:

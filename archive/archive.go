@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"bufio"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -120,7 +121,13 @@ func (a *Archive) loadIndex() error {
 	if err := a.checkLabel(a.files.index, l, VolIndex); err != nil {
 		return err
 	}
-	a.index, err = loadIndex(r, l.Version)
+	// An index that holds its label and nothing more (not even part of
+	// an entry) is an empty file to libpcp, which refuses the archive.
+	br := bufio.NewReader(r)
+	if _, err := br.Peek(1); err == io.EOF {
+		return formatErr(a.files.index, int64(l.Size()), 2, pmapi.ErrNoData, "no index entries after the label")
+	}
+	a.index, err = loadIndex(br, l.Version)
 	return err
 }
 

@@ -964,10 +964,11 @@ func TestIndexEntryRoundTrip(t *testing.T) {
 			}
 		} else {
 			e = IndexEntry{
-				Stamp:   pmapi.Timestamp{Sec: int64(rapid.Int32().Draw(t, "sec")), Nsec: 1000 * rapid.Int32Range(0, 999999).Draw(t, "usec")},
-				Vol:     rapid.Int32().Draw(t, "vol"),
-				MetaOff: int64(rapid.Int32().Draw(t, "meta")),
-				DataOff: int64(rapid.Int32().Draw(t, "data")),
+				Stamp: pmapi.Timestamp{Sec: int64(rapid.Int32().Draw(t, "sec")), Nsec: 1000 * rapid.Int32Range(0, 999999).Draw(t, "usec")},
+				Vol:   rapid.Int32().Draw(t, "vol"),
+				// 32-bit offsets, unsigned as libpcp reads them
+				MetaOff: int64(rapid.Uint32().Draw(t, "meta")),
+				DataOff: int64(rapid.Uint32().Draw(t, "data")),
 			}
 		}
 		b := AppendIndexEntry([]byte("xyz"), e, version)

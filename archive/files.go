@@ -154,6 +154,16 @@ func (f *fileSet) volumes() []int {
 	return v
 }
 
+// OpenFile opens one file of an archive (a data volume, the .meta or the
+// .index, compressed or not) for sequential reading from its first byte,
+// decompressing it by its suffix as libpcp's __pmFopen does. It reads
+// bytes only: the records are the caller's to frame.
+func OpenFile(path string) (io.ReadCloser, error) { return openStream(path) }
+
+// SplitCompressed returns name without its compression suffix (".xz",
+// ".gz", ...), and the suffix ("" when there is none).
+func SplitCompressed(name string) (string, string) { return splitCompress(name) }
+
 // openStream opens path for sequential reading, decompressing by suffix.
 func openStream(path string) (io.ReadCloser, error) {
 	f, err := os.Open(path)

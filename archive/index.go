@@ -53,10 +53,12 @@ func DecodeIndexEntry(b []byte, version int) IndexEntry {
 		}
 	}
 	return IndexEntry{
-		Stamp:   readStamp2(b),
-		Vol:     int32(binary.BigEndian.Uint32(b[8:])),
-		MetaOff: int64(int32(binary.BigEndian.Uint32(b[12:]))),
-		DataOff: int64(int32(binary.BigEndian.Uint32(b[16:]))),
+		Stamp: readStamp2(b),
+		Vol:   int32(binary.BigEndian.Uint32(b[8:])),
+		// unsigned, as libpcp reads them (a damaged offset with the top
+		// bit set is far past the end, not before the label)
+		MetaOff: int64(binary.BigEndian.Uint32(b[12:])),
+		DataOff: int64(binary.BigEndian.Uint32(b[16:])),
 	}
 }
 

@@ -369,7 +369,9 @@ func (d *metaDecoder) record(rec []byte, off int64, recno int) error {
 			l := b.count(1)
 			names = append(names, cstring(b.bytes(l)))
 		}
-		if b.bad {
+		// libpcp reads the fields one by one and then the trailer, so a
+		// name length that leaves bytes over misreads the trailer.
+		if b.bad || b.p != len(b.b) {
 			return bad("descriptor")
 		}
 		if _, ok := m.descIndex[desc.PMID]; !ok {
@@ -461,7 +463,7 @@ func (d *metaDecoder) record(rec []byte, off int64, recno int) error {
 		t.Text = cstring(b.b[b.p:])
 		m.Texts = append(m.Texts, t)
 	default:
-		return formatErr(d.file, off, recno, pmapi.ErrLogRec, "unknown metadata record type %d", typ)
+		return formatErr(d.file, off, recno, pmapi.ErrRecType, "unknown metadata record type %d", typ)
 	}
 	return nil
 }

@@ -128,6 +128,36 @@ func (r *Record) Index() error {
 		r.vsets = r.vsets[:0]
 		return err
 	}
+	if err := r.checkBlockTotal(int64(pos.p)); err != nil {
+		r.vsets = r.vsets[:0]
+		return err
+	}
+	return nil
+}
+
+// checkBlockTotal checks that the value blocks, each rounded up to whole
+// 32-bit words, add up to no more than the bytes between the end of the
+// value sets (vsEnd) and the trailer, as libpcp's decoding of a result
+// checks (a block whose length was damaged can lie inside the record and
+// still be refused by it).
+func (r *Record) checkBlockTotal(vsEnd int64) error {
+	if vsEnd == 0 {
+		return nil
+	}
+	var total int64
+	for i := range r.vsets {
+		vs := &r.vsets[i]
+		if vs.ValFmt == pmapi.ValFmtInsitu || vs.NumVal <= 0 {
+			continue
+		}
+		for j := 0; j < int(vs.NumVal); j++ {
+			bl := int64(binary.BigEndian.Uint32(r.raw[r.blockPos(vs, j):]) & 0xffffff)
+			total += (bl + 3) &^ 3
+		}
+	}
+	if end := int64(len(r.raw) - 4); vsEnd+total > end {
+		return r.fault("value blocks of %d bytes do not fit in the %d bytes after the value sets", total, end-vsEnd)
+	}
 	return nil
 }
 
@@ -302,6 +332,22 @@ func (r *Record) fault(format string, args ...any) error {
 // VSetInst is the instance of value j of value set vs of r.
 func (r *Record) VSetInst(vs *VSet, j int) int32 {
 	return int32(binary.BigEndian.Uint32(r.raw[int(vs.off)+8*j:]))
+}
+
+// VSetInsitu is the 32-bit word of value j of value set vs of r after
+// its instance: the value itself when vs is insitu, the block's offset
+// in 32-bit words otherwise.
+func (r *Record) VSetInsitu(vs *VSet, j int) int32 {
+	return int32(binary.BigEndian.Uint32(r.raw[int(vs.off)+8*j+4:]))
+}
+
+// VSetBlock is the type and payload of the value block of value j of
+// value set vs of r, which is not insitu and whose blocks CheckVSet has
+// checked; the payload aliases the record.
+func (r *Record) VSetBlock(vs *VSet, j int) (pmapi.Type, []byte) {
+	b := r.raw[r.blockPos(vs, j):]
+	h := binary.BigEndian.Uint32(b)
+	return pmapi.Type(h >> 24), b[4 : h&0xffffff]
 }
 
 // VSetValue is value j of value set vs of r, whose blocks CheckVSet has

@@ -92,6 +92,13 @@ type WriterOptions struct {
 	// between instance lists out of ascending order; see deltaWanted).
 	FullInDoms bool
 
+	// IndexEpoch gives records stamped at or before the epoch index
+	// entries too. The real writers never index them (and the Writer
+	// does as they do by default); an archive whose first records are
+	// at the epoch is then read from its first index entry, past them,
+	// by libpcp. A copy that must keep them readable (pmlogcheck
+	// --repair) sets it.
+	IndexEpoch bool
 	// Perm is the mode of the new files (0 means 0644, before umask).
 	Perm fs.FileMode
 
@@ -1029,7 +1036,7 @@ func (w *Writer) putData(rec []byte, stamp pmapi.Timestamp) error {
 	// real writers compare the time with that of the last entry, which
 	// starts at zero (checked with pmlogextract on archives starting at
 	// the epoch, QA dyninsts and value-test).
-	indexable := (pmapi.Timestamp{}).Before(stamp) || w.opts.IndexByCaller
+	indexable := w.opts.IndexEpoch || (pmapi.Timestamp{}).Before(stamp) || w.opts.IndexByCaller
 	indexed := false
 	if w.data == nil && w.index == nil && indexable && !w.opts.SyncEveryRecord && (!w.opts.IndexByCaller || w.callerIndex) {
 		// The archive's first record and its index entry: the data

@@ -468,7 +468,14 @@ func (r *reader) place(t pmapi.Timestamp, forw bool) (exact, indexed bool) {
 // whose volume exists, or -1.
 func volSkip(a *archive.Archive, k int, forw bool) int {
 	idx := a.Index()
+	vols := a.Volumes()
 	for k >= 0 && k < len(idx) {
+		// libpcp's VolSkip gives up at a volume number outside the
+		// archive's range (a damaged entry), skipping only missing
+		// volumes within it.
+		if v := int(idx[k].Vol); len(vols) == 0 || v < vols[0] || v > vols[len(vols)-1] {
+			return -1
+		}
 		if a.VolumePath(int(idx[k].Vol)) != "" {
 			return k
 		}

@@ -368,3 +368,28 @@ func find(r *archive.Record, p pmapi.PMID) int {
 	}
 	return -1
 }
+
+// RawCursor positions the context's current archive for reading forwards
+// from t as pmSetMode(PM_MODE_FORW, t) leaves a libpcp context for its raw
+// reads (__pmLogRead_ctx, as pmlogcheck reads): __pmLogSetTime's
+// positioning alone, at or near a temporal index entry, without the
+// adjustments a fetch makes afterwards. It returns that archive's cursor,
+// to read on with; the context's own fetches position anew. An index
+// entry that points inside the label leaves the cursor at the label's
+// end, where libpcp's read goes from such a position; so does one that
+// points past the end of its volume.
+func (c *Context) RawCursor(t pmapi.Timestamp) *archive.Cursor {
+	c.rd.place(t, true)
+	c.placed = notPlaced
+	cur := c.rd.cursor(c.rd.ai)
+	a := c.set.Archive(c.rd.ai)
+	vol, off := cur.Position()
+	if off >= 0 && off < int64(a.Label().Size()) {
+		cur.SetPosition(vol, int64(a.Label().Size()))
+	} else if size, err := a.VolumeSize(vol); err == nil && off > size {
+		// and one past the volume's end reads from its start (seen
+		// with index entries whose offset is damaged)
+		cur.SetPosition(vol, int64(a.Label().Size()))
+	}
+	return cur
+}

@@ -184,6 +184,11 @@ fi
 [[ -n $real ]] || real=$(command -v "$tool" || true)
 [[ -n $real ]] || die "the real $tool is not installed (see .ci/run for how to install PCP)"
 version=$("$real" --version 2>&1 </dev/null || true)
+if [[ $version == *"unrecognized option '--version'"* && -x $(dirname "$real")/pmdumplog ]]; then
+	# pmlogcheck has no --version: the release is that of the pmdumplog
+	# installed beside it.
+	version=$("$(dirname "$real")/pmdumplog" --version 2>&1 </dev/null || true)
+fi
 if [[ $version != *" 6.0.3"* && ${ALLOW_ANY_PCP:-} != 1 ]]; then
 	die "$real reports '$version', not 6.0.3 (set ALLOW_ANY_PCP=1 to go on anyway)"
 fi

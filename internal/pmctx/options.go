@@ -95,6 +95,10 @@ type Parser struct {
 	// Derived loads --derived=FILE (PMOPT_DERIVED) into the process's
 	// derived metrics; nil when the tool has no such option.
 	Derived func(o *Opts, path string)
+	// Done is PM_OPTFLAG_DONE: Parse does not end the options; the tool
+	// names its archive (AddArchive) and then calls End itself, as
+	// pmlogcheck does with its operand.
+	Done bool
 }
 
 // Parse parses args (without the program name) as pmGetOptions does,
@@ -120,7 +124,9 @@ func (p *Parser) Parse(args []string, stderr io.Writer, tool func(o *Opts, opt g
 		}
 		p.standardOpt(o, c, ev.Arg)
 	}
-	o.end()
+	if !p.Done {
+		o.end()
+	}
 	return o, operands
 }
 
@@ -180,6 +186,13 @@ func (p *Parser) standardOpt(o *Opts, c rune, arg string) {
 
 // Version is the PCP version the tools report.
 const Version = "6.0.3"
+
+// AddArchive is __pmAddOptArchive: the archive named after the options
+// (with Parser.Done).
+func (o *Opts) AddArchive(name string) { o.addArchive(name) }
+
+// End is __pmEndOptions, for a tool that parsed with Parser.Done.
+func (o *Opts) End() { o.end() }
 
 // addArchive is libpcp's addArchive: one context for all the archives,
 // their names joined by commas, a name already in the list dropped.

@@ -162,13 +162,8 @@ func (s *Session) contextOptions() {
 	o := s.Opts
 	rc := s.C.Archive()
 	lab := rc.Label()
-	switch {
-	case o.HostZone:
-		s.Zone = pcptime.LoadZone(lab.TZ)
-		fmt.Fprintf(s.Out, "Note: timezone set to local timezone of host \"%s\" from archive\n\n", s.C.Host())
-	case o.TZSet:
-		s.Zone = pcptime.LoadZone(o.TZ)
-		fmt.Fprintf(s.Out, "Note: timezone set to \"TZ=%s\"\n\n", o.TZ)
+	if z := o.ArchiveZone(lab, s.C.Host(), s.Out); z != nil {
+		s.Zone = z
 	}
 	if o.Origin == nil && o.Start == nil && o.Finish == nil && o.Align == nil {
 		return
@@ -188,6 +183,21 @@ func (s *Session) contextOptions() {
 		panic(exit(1))
 	}
 	s.C.SetOrigin(w.Origin)
+}
+
+// ArchiveZone is the reporting zone pmGetContextOptions sets for an
+// archive with label lab from host: the archive's with -z, -Z's zone,
+// each with its note on out; nil (the local zone stays) without either.
+func (o *Opts) ArchiveZone(lab *archive.Label, host string, out io.Writer) *pcptime.Zone {
+	switch {
+	case o.HostZone:
+		fmt.Fprintf(out, "Note: timezone set to local timezone of host \"%s\" from archive\n\n", host)
+		return pcptime.LoadZone(lab.TZ)
+	case o.TZSet:
+		fmt.Fprintf(out, "Note: timezone set to \"TZ=%s\"\n\n", o.TZ)
+		return pcptime.LoadZone(o.TZ)
+	}
+	return nil
 }
 
 // Usage ends a run whose options had errors (or -V): the pending

@@ -1,0 +1,227 @@
+package logcheck
+
+import (
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pcpkit/pcpkit/internal/testenv"
+)
+
+// sharedArchives lists the archives of a directory of ../shared by the
+// names pmlogcheck is given (relative to the directory): every base name
+// with a .meta or a .0, compressed or not.
+func sharedArchives(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range ents {
+		n := e.Name()
+		for _, suf := range []string{".meta", ".0"} {
+			for _, z := range []string{"", ".xz", ".gz", ".bz2"} {
+				if b, ok := strings.CutSuffix(n, suf+z); ok && !seen[b] {
+					seen[b] = true
+					out = append(out, b)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// interopModes are the option sets every shared archive is checked with.
+var interopModes = [][]string{
+	nil,
+	{"-v"},
+	{"-l", "-v"},
+	{"-m", "-v"},
+	{"-w"},
+	{"-z", "-l"},
+	{"-Z", "EST5EDT", "-l", "-v"},
+	{"-T", "+3", "-v"},
+	{"-n", "PMNS", "-v"}, // PMNS: testdata/pminfo.pmns
+}
+
+// TestInteropShared runs the real pmlogcheck and pcpkit's, side by side,
+// on every archive of ../shared (the PCP QA archives, good and damaged,
+// and pcpkit's damaged ones) with each of interopModes, and compares
+// their output and exit status byte for byte.
+func TestInteropShared(t *testing.T) {
+	testenv.RealTool(t, "pmlogcheck")
+	for _, sub := range []string{"pcp-qa-archives", "pcp-qa-badarchives", "pcp-made-archives/bad"} {
+		dir := testenv.SharedDir(t, sub)
+		names := sharedArchives(t, dir)
+		if len(names) == 0 {
+			t.Fatalf("%s: no archives", dir)
+		}
+		for _, name := range names {
+			for _, mode := range interopModes {
+				args := append(append([]string{}, mode...), name)
+				for i, a := range args {
+					if a == "PMNS" {
+						args[i] = filepath.Join(testenv.RepoRoot(t), "testdata", "pminfo.pmns")
+					}
+				}
+				t.Run(sub+"/"+name+"/"+strings.Join(mode, "_"), func(t *testing.T) {
+					testenv.CompareMain(t, "pmlogcheck", Main, dir, args)
+				})
+			}
+		}
+	}
+}
+
+// TestInteropWindow compares -S (where pass 3 starts reading) on the
+// archives whose positioning pcpkit reproduces; knownWindow lists those
+// where it does not.
+func TestInteropWindow(t *testing.T) {
+	testenv.RealTool(t, "pmlogcheck")
+	for _, sub := range []string{"pcp-qa-archives", "pcp-qa-badarchives"} {
+		dir := testenv.SharedDir(t, sub)
+		for _, name := range sharedArchives(t, dir) {
+			for _, start := range []string{"+1", "+2"} {
+				args := []string{"-v", "-S", start, "-T", "-1", name}
+				if knownWindow[sub+"/"+name] {
+					continue
+				}
+				t.Run(sub+"/"+name+"/S"+start, func(t *testing.T) {
+					testenv.CompareMain(t, "pmlogcheck", Main, dir, args)
+				})
+			}
+		}
+	}
+}
+
+// knownWindow are the shared archives on which -S +1 or -S +2 starts
+// pass 3 elsewhere than the real tool does (libpcp's positioning for
+// pmSetMode on these damaged or irregular indexes is not reproduced).
+var knownWindow = map[string]bool{
+	"pcp-qa-archives/chartqa1":             true,
+	"pcp-qa-badarchives/20230506.20.02-01": true,
+	"pcp-qa-badarchives/20180608.04.23-01": true,
+	"pcp-qa-badarchives/badmeta-8":         true,
+	"pcp-qa-badarchives/badti-2":           true,
+	"pcp-qa-badarchives/badti-3":           true,
+	"pcp-qa-badarchives/badti-4":           true,
+}
+
+// damage makes damaged copies of the archive base (its .0, .meta and
+// .index) in dir: each file truncated at six places and with a bit
+// flipped at six places, each of its first three index entries zeroed,
+// and each file missing. It returns the copies' names.
+func damage(t *testing.T, base, dir string, rng *rand.Rand) []string {
+	t.Helper()
+	tag := filepath.Base(base)
+	read := func(suf string) []byte {
+		b, err := os.ReadFile(base + suf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	orig := map[string][]byte{".0": read(".0"), ".meta": read(".meta"), ".index": read(".index")}
+	var names []string
+	write := func(name string, change func(files map[string][]byte)) {
+		files := map[string][]byte{}
+		for k, v := range orig {
+			files[k] = append([]byte(nil), v...)
+		}
+		change(files)
+		for suf, b := range files {
+			if b == nil {
+				continue
+			}
+			if err := os.WriteFile(filepath.Join(dir, name+suf), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		names = append(names, name)
+	}
+	for _, suf := range []string{".0", ".meta", ".index"} {
+		size := len(orig[suf])
+		for k := 0; k < 6; k++ {
+			cut := 1 + rng.Intn(size-1)
+			write(fmt.Sprintf("%s-trunc%s%d", tag, suf[1:], k), func(f map[string][]byte) { f[suf] = f[suf][:cut] })
+		}
+		for k := 0; k < 6; k++ {
+			off, bit := rng.Intn(size), byte(1)<<rng.Intn(8)
+			write(fmt.Sprintf("%s-flip%s%d", tag, suf[1:], k), func(f map[string][]byte) { f[suf][off] ^= bit })
+		}
+		write(tag+"-no"+suf[1:], func(f map[string][]byte) { f[suf] = nil })
+	}
+	idx := orig[".index"]
+	label, entry := 132, 20
+	if idx[7] == 3 {
+		label, entry = 808, 32
+	}
+	for k := 0; k < 3 && label+(k+1)*entry <= len(idx); k++ {
+		write(fmt.Sprintf("%s-zeroidx%d", tag, k), func(f map[string][]byte) {
+			clear(f[".index"][label+k*entry : label+(k+1)*entry])
+		})
+	}
+	return names
+}
+
+// damagedCopies makes damaged copies (damage) of each of sources (a path
+// in the repository, or "shared:NAME" for a QA archive) in a temporary
+// directory, and returns it with the copies' names.
+func damagedCopies(t *testing.T, sources []string) (dir string, names []string) {
+	t.Helper()
+	root := testenv.RepoRoot(t)
+	qa := testenv.SharedDir(t, "pcp-qa-archives")
+	dir = t.TempDir()
+	rng := rand.New(rand.NewSource(17))
+	for _, src := range sources {
+		base := filepath.Join(root, src)
+		if s, ok := strings.CutPrefix(src, "shared:"); ok {
+			base = filepath.Join(qa, s)
+		}
+		names = append(names, damage(t, base, dir, rng)...)
+	}
+	return dir, names
+}
+
+// damageSources are the archives damaged copies are made of: the
+// repository's own and QA archives with counters that wrap, instance
+// domains that change, several volumes' worth of index entries.
+var damageSources = []string{
+	"testdata/archives/pmcd-v2", "testdata/archives/pmcd-v3", "testdata/archives/sample-v3",
+	"shared:chartqa1", "shared:wrap", "shared:sample-secs", "shared:changeinst", "shared:dyninsts",
+	"shared:instant-1", "shared:late", "shared:bug-1044", "shared:sample-proc_v3", "shared:derive",
+}
+
+// TestInteropDamaged makes damaged copies (damage) and compares the real
+// pmlogcheck and pcpkit's on each, with no options and with -v. On a few
+// the real pmlogcheck 6.0.3 dies of a signal (a damaged descriptor or
+// value it trusts): there is no output to match there, and pcpkit's must
+// only end normally.
+func TestInteropDamaged(t *testing.T) {
+	testenv.RealTool(t, "pmlogcheck")
+	dir, names := damagedCopies(t, damageSources)
+	crashes := 0
+	for _, name := range names {
+		for _, mode := range [][]string{nil, {"-v"}} {
+			args := append(append([]string{}, mode...), name)
+			t.Run(name+"/"+strings.Join(mode, "_"), func(t *testing.T) {
+				wout, werr, wrc := testenv.RunCommandOrSignal(t, dir, testenv.RealEnv(), testenv.RealTool(t, "pmlogcheck"), args...)
+				out, errs, rc := testenv.RunMain(t, Main, dir, args)
+				if wrc != 0 && wrc != 1 {
+					crashes++
+					t.Logf("the real pmlogcheck ended with status %d; pcpkit's with %d", wrc, rc)
+					if rc != 0 && rc != 1 {
+						t.Errorf("exit status %d", rc)
+					}
+					return
+				}
+				testenv.CompareRun(t, "pmlogcheck", "pmlogcheck "+strings.Join(args, " "), string(wout), string(werr), wrc, out, errs, rc)
+			})
+		}
+	}
+	t.Logf("%d damaged copies, %d runs where the real tool crashed", len(names), crashes)
+}
