@@ -12,7 +12,12 @@
 #
 #	scripts/qa-run.sh select          # classify the tests only
 #	scripts/qa-run.sh run [TEST...]   # select, run both ways, compare
+#	scripts/qa-run.sh mode MODE [TEST...]  # one run only (MODE real or pcpkit)
 #	scripts/qa-run.sh compare         # recompare the saved outputs
+#
+# With PARALLEL=1, run starts the two runs at once (each in its own copy of
+# QA_DIR with its own lock file); timing-sensitive tests then see a busier
+# machine, the same in both runs.
 #
 # Environment: QA_DIR (default /var/lib/pcp/testsuite), OUT (default
 # /tmp/pcpkit-qa), KIT (a directory of pcpkit binaries; default: built from
@@ -38,7 +43,7 @@
 # and reason.
 #
 # How the tools are swapped. Nothing of the system's PCP is changed. Two
-# directories, $OUT/tools/bin and $OUT/tools/binadm, hold symbolic links to
+# directories, $OUT/tools-MODE/bin and $OUT/tools-MODE/binadm, hold symbolic links to
 # every file of /usr/bin and of the real $PCP_BINADM_DIR; for the pcpkit run
 # the links of pcpkit's tools point at $KIT instead. The harness runs with
 # PCP_BIN_DIR and PCP_BINADM_DIR set to those directories (pcp.env lets the
@@ -48,12 +53,13 @@
 # Commands run by `sudo` alone take sudo's secure_path and so the real tools;
 # the tests reach pmlogger through $PCP_BINADM_DIR, which sudo -E keeps.
 #
-# The harness runs in a copy of QA_DIR ($OUT/testsuite) whose common.setup
+# The harness runs in a copy of QA_DIR ($OUT/testsuite-MODE) whose common.setup
 # has OPTION_AGENTS=false and OPTION_LOGGER=false: after a failing test,
 # ./check would otherwise re-install the sample PMDAs and start a primary
 # pmlogger (changing pmcd's configuration) and abort the run when it cannot;
 # `check -q` already skips the same checks before the first test. The
-# installed QA_DIR is not changed; each run gets a fresh copy.
+# installed QA_DIR is not changed; each run gets a fresh copy, whose check
+# takes its own lock file (/tmp/PCP-QA-LOCK-MODE).
 #
 # Output: $OUT/real/NNN and $OUT/pcpkit/NNN are each test's output as the
 # harness saw it ($seq.out when it passed, $seq.out.bad otherwise);
@@ -137,33 +143,36 @@ END {
 	grep -c ' candidate ' "$OUT/selection.txt" | sed 's/$/ candidate tests/'
 }
 
-# make_tools MODE links $OUT/tools/{bin,binadm} for MODE real or pcpkit.
+# make_tools MODE links $OUT/tools-MODE/{bin,binadm} for MODE real or pcpkit.
 make_tools() {
-	local mode=$1 ba t
+	local mode=$1 ba t tools=$OUT/tools-$1
 	ba=$(binadm)
-	rm -rf "$OUT/tools"
-	mkdir -p "$OUT/tools/bin" "$OUT/tools/binadm"
-	for f in /usr/bin/*; do ln -s "$f" "$OUT/tools/bin/"; done
-	for f in "$ba"/*; do ln -s "$f" "$OUT/tools/binadm/"; done
+	rm -rf "$tools"
+	mkdir -p "$tools/bin" "$tools/binadm"
+	for f in /usr/bin/*; do ln -s "$f" "$tools/bin/"; done
+	for f in "$ba"/*; do ln -s "$f" "$tools/binadm/"; done
 	if [ "$mode" = pcpkit ]; then
 		while read -r t; do
 			for d in bin binadm; do
-				if [ -L "$OUT/tools/$d/$t" ]; then
-					ln -sf "$KIT/$t" "$OUT/tools/$d/$t"
+				if [ -L "$tools/$d/$t" ]; then
+					ln -sf "$KIT/$t" "$tools/$d/$t"
 				fi
 			done
 		done <"$OUT/kittools"
 	fi
 }
 
-# make_copy copies QA_DIR to $OUT/testsuite with the post-failure PMDA and
-# pmlogger checks off.
+# make_copy MODE copies QA_DIR to $OUT/testsuite-MODE with the post-failure
+# PMDA and pmlogger checks off and a lock file of its own.
 make_copy() {
-	rm -rf "${OUT:?}/testsuite"
-	cp -a "$QA_DIR" "$OUT/testsuite" || die "cannot copy $QA_DIR"
+	local ts=$OUT/testsuite-$1
+	rm -rf "$ts"
+	cp -a "$QA_DIR" "$ts" || die "cannot copy $QA_DIR"
 	sed -i -e 's/^OPTION_AGENTS=true/OPTION_AGENTS=false/' \
-		-e 's/^OPTION_LOGGER=true/OPTION_LOGGER=false/' "$OUT/testsuite/common.setup"
-	grep -q '^OPTION_AGENTS=false' "$OUT/testsuite/common.setup" || die "cannot patch common.setup"
+		-e 's/^OPTION_LOGGER=true/OPTION_LOGGER=false/' "$ts/common.setup"
+	sed -i -e "s|^CHECKLOCK=/tmp/PCP-QA-LOCK\$|CHECKLOCK=/tmp/PCP-QA-LOCK-$1|" "$ts/check"
+	grep -q '^OPTION_AGENTS=false' "$ts/common.setup" || die "cannot patch common.setup"
+	grep -q "^CHECKLOCK=/tmp/PCP-QA-LOCK-$1\$" "$ts/check" || die "cannot patch check"
 }
 
 # run_mode MODE TEST... runs the tests through ./check and saves outputs.
@@ -171,14 +180,14 @@ run_mode() {
 	local mode=$1 seq
 	shift
 	make_tools "$mode"
-	make_copy
+	make_copy "$mode"
 	rm -rf "${OUT:?}/$mode"
 	mkdir -p "$OUT/$mode"
 	(
-		cd "$OUT/testsuite" || exit 1
+		cd "$OUT/testsuite-$mode" || exit 1
 		for seq in "$@"; do rm -f "$seq.out.bad" "$seq.notrun"; done
-		export PCP_BIN_DIR=$OUT/tools/bin PCP_BINADM_DIR=$OUT/tools/binadm
-		export PATH=$OUT/tools/bin:$OUT/tools/binadm:/usr/sbin:/usr/bin:$(binadm):/sbin:/bin
+		export PCP_BIN_DIR=$OUT/tools-$mode/bin PCP_BINADM_DIR=$OUT/tools-$mode/binadm
+		export PATH=$PCP_BIN_DIR:$PCP_BINADM_DIR:/usr/sbin:/usr/bin:$(binadm):/sbin:/bin
 		export TZ=${TZ:-UTC}
 		# -q: no PMDA checks or re-installs; -s: no diff on the terminal
 		./check -q -s "$@" >"$OUT/$mode.log" 2>&1
@@ -244,12 +253,29 @@ run)
 	build_kit
 	select_tests
 	if [ $# -gt 0 ]; then tests="$*"; else tests=$(awk '$2 == "candidate" {print $1}' "$OUT/selection.txt"); fi
-	# shellcheck disable=SC2086
-	run_mode real $tests
-	# shellcheck disable=SC2086
-	run_mode pcpkit $tests
-	rm -rf "$OUT/tools" "$OUT/testsuite"
+	if [ "${PARALLEL:-}" = 1 ]; then
+		# shellcheck disable=SC2086
+		run_mode real $tests &
+		# shellcheck disable=SC2086
+		run_mode pcpkit $tests
+		wait
+	else
+		# shellcheck disable=SC2086
+		run_mode real $tests
+		# shellcheck disable=SC2086
+		run_mode pcpkit $tests
+	fi
 	compare
+	;;
+mode)
+	[ $# -gt 0 ] || die "mode: real or pcpkit?"
+	mode=$1
+	shift
+	build_kit
+	[ -f "$OUT/selection.txt" ] || select_tests
+	if [ $# -gt 0 ]; then tests="$*"; else tests=$(awk '$2 == "candidate" {print $1}' "$OUT/selection.txt"); fi
+	# shellcheck disable=SC2086
+	run_mode "$mode" $tests
 	;;
 compare)
 	compare
