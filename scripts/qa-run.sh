@@ -35,8 +35,10 @@
 #     tool, and need PCP's headers to build;
 #   - runs no Python or Perl (the bindings are libpcp);
 #   - needs no service or PMDA set-up: none of _service, _prepare_pmda*,
-#     _restore_pmda*, _save_config, _restore_config, _change_config,
-#     _stop_auto_restart, "pmcd restart" or $PCP_RC_DIR;
+#     _restore_pmda*, _cleanup_pmda, _save_config, _restore_config,
+#     _change_config, _stop_auto_restart, _sighup_pmcd, "pmcd restart",
+#     $PCP_RC_DIR, a PMDA's ./Install or ./Remove, pmcd.conf, or
+#     tmparch/mkbig1 (which installs the bigun PMDA);
 #   - and is not reported "not run" by the harness in the run with the real
 #     tools (the test decided its prerequisites are missing).
 # The word scan is a heuristic; $OUT/selection.txt gives each test's verdict
@@ -120,7 +122,8 @@ BEGIN {
 {
 	if ($0 ~ /(^|[^A-Za-z0-9_])src\//) helper = 1
 	if ($0 ~ /\$python|\$PCP_PYTHON_PROG|(^|[ \t|;(])perl[ \t]/) script = 1
-	if ($0 ~ /_service[ \t]|_prepare_pmda|_restore_pmda|_save_config|_restore_config|_change_config|_stop_auto_restart|pmcd restart|\$PCP_RC_DIR/) svc = 1
+	if ($0 ~ /_service[ \t]|_prepare_pmda|_restore_pmda|_cleanup_pmda|_save_config|_restore_config|_change_config|_stop_auto_restart|_sighup_pmcd|pmcd restart|\$PCP_RC_DIR/) svc = 1
+	if ($0 ~ /\.\/Install|\.\/Remove|Install[ \t]*<|pmcd\.conf|PCP_PMCDCONF_PATH|mkbig1/) svc = 1
 	if ($0 ~ /\$PCP_BINADM_DIR\/pmcd([^A-Za-z0-9_.-]|$)|\$PCP_PMCD_PROG|^[ \t]*pmcd[ \t]/) other["pmcd"] = 1
 	n = split($0, w, /[^A-Za-z0-9_.-]+/)
 	for (i = 1; i <= n; i++) {
