@@ -8,7 +8,9 @@
 # Usage (as root, pmcd running; `apt-get install pcp-testsuite sudo
 # libpcp3-dev libpcp-pmda3-dev libpcp-archive1-dev libpcp-import1-dev
 # libpcp-mmv1-dev libpcp-trace2-dev libpcp-web1-dev libpcp-gui2-dev` so that
-# the harness can build QA's helper programs, which its filters use):
+# the harness can build QA's helper programs, which its filters use; the
+# sample, sampledso and simple PMDAs installed and tmparch's archives made,
+# as docs/qa-scripts.md says):
 #
 #	scripts/qa-run.sh select          # classify the tests only
 #	scripts/qa-run.sh run [TEST...]   # select, run both ways, compare
@@ -17,7 +19,8 @@
 #
 # With PARALLEL=1, run starts the two runs at once (each in its own copy of
 # QA_DIR with its own lock file); timing-sensitive tests then see a busier
-# machine, the same in both runs.
+# machine, the same in both runs. Several OUT directories with disjoint test
+# lists can run at once too (shards); "report" sums their reports.
 #
 # Environment: QA_DIR (default /var/lib/pcp/testsuite), OUT (default
 # /tmp/pcpkit-qa), KIT (a directory of pcpkit binaries; default: built from
@@ -61,7 +64,7 @@
 # pmlogger (changing pmcd's configuration) and abort the run when it cannot;
 # `check -q` already skips the same checks before the first test. The
 # installed QA_DIR is not changed; each run gets a fresh copy, whose check
-# takes its own lock file (/tmp/PCP-QA-LOCK-MODE).
+# takes its own lock file ($OUT/testsuite-MODE.lock).
 #
 # Output: $OUT/real/NNN and $OUT/pcpkit/NNN are each test's output as the
 # harness saw it ($seq.out when it passed, $seq.out.bad otherwise);
@@ -173,9 +176,9 @@ make_copy() {
 	cp -a "$QA_DIR" "$ts" || die "cannot copy $QA_DIR"
 	sed -i -e 's/^OPTION_AGENTS=true/OPTION_AGENTS=false/' \
 		-e 's/^OPTION_LOGGER=true/OPTION_LOGGER=false/' "$ts/common.setup"
-	sed -i -e "s|^CHECKLOCK=/tmp/PCP-QA-LOCK\$|CHECKLOCK=/tmp/PCP-QA-LOCK-$1|" "$ts/check"
+	sed -i -e "s|^CHECKLOCK=/tmp/PCP-QA-LOCK\$|CHECKLOCK=$ts.lock|" "$ts/check"
 	grep -q '^OPTION_AGENTS=false' "$ts/common.setup" || die "cannot patch common.setup"
-	grep -q "^CHECKLOCK=/tmp/PCP-QA-LOCK-$1\$" "$ts/check" || die "cannot patch check"
+	grep -q "^CHECKLOCK=$ts.lock\$" "$ts/check" || die "cannot patch check"
 }
 
 # run_mode MODE TEST... runs the tests through ./check and saves outputs.
@@ -253,6 +256,8 @@ select)
 run)
 	[ "$(id -u)" = 0 ] || die "run as root (the QA harness needs root or sudo)"
 	[ -d "$QA_DIR" ] || die "no $QA_DIR: apt-get install pcp-testsuite"
+	pminfo -f sample.milliseconds sampledso.milliseconds simple.numfetch >/dev/null 2>&1 ||
+		die "the QA PMDAs sample, sampledso and simple are not installed (see docs/qa-scripts.md)"
 	build_kit
 	select_tests
 	if [ $# -gt 0 ]; then tests="$*"; else tests=$(awk '$2 == "candidate" {print $1}' "$OUT/selection.txt"); fi
