@@ -151,6 +151,8 @@ func TestInteropCommandLine(t *testing.T) {
 		{"-a", "synth3", "-m", " 245.0.1", "245.-0.1", "+245.0.1"},
 		{"-a", "synth3", "-s", "synth.multi"}, {"-a", "synth3", "-F", "synth.multi"}, {"-a", "synth3", "-x", "synth"},
 		{"-a", "synth3", "-v", "-dfmtTl"}, {"-a", "synth3", "--", "-f"},
+		// an empty archive or host name (PCP QA test 552)
+		{"-a", ""}, {"-h", ""}, {"-a", "", "-f", "synth.ctr32"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) { compareReal(t, dir, args) })
 	}
