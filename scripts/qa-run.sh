@@ -20,7 +20,9 @@
 # With PARALLEL=1, run starts the two runs at once (each in its own copy of
 # QA_DIR with its own lock file); timing-sensitive tests then see a busier
 # machine, the same in both runs. Several OUT directories with disjoint test
-# lists can run at once too (shards); "report" sums their reports.
+# lists can run at once too (shards); "merge" combines their reports:
+#
+#	OUT=DIR scripts/qa-run.sh merge SHARD_OUT...
 #
 # Environment: QA_DIR (default /var/lib/pcp/testsuite), OUT (default
 # /tmp/pcpkit-qa), KIT (a directory of pcpkit binaries; default: built from
@@ -288,7 +290,21 @@ mode)
 compare)
 	compare
 	;;
+merge)
+	# one line per test: a verdict from the shard that ran it wins over
+	# the "not-runnable" lines every shard's selection gives
+	mkdir -p "$OUT"
+	for d in "$@"; do grep -E '^[0-9]+ ' "$d/report.txt"; done |
+		awk '{ v = ($2 == "not-runnable") ? 0 : 1 }
+		     !($1 in line) || v > ran[$1] { line[$1] = $0; ran[$1] = v }
+		     END { for (t in line) print line[t] }' | sort -n >"$OUT/report.txt"
+	awk '$2 == "same" { s++ } $2 == "differs" { d++ } $2 == "not-runnable" { n++ }
+	     / \(real tools differ from .out\)/ { r++ }
+	     END { printf "runnable: %d  same: %d  differs: %d  not runnable: %d\n", s + d, s, d, n
+		   printf "runnable tests whose real-tool output differs from their .out: %d\n", r }' \
+		"$OUT/report.txt" | tee -a "$OUT/report.txt"
+	;;
 *)
-	die "unknown command $cmd (select, run, compare)"
+	die "unknown command $cmd (select, run, mode, compare, merge)"
 	;;
 esac
