@@ -71,7 +71,10 @@
 # Output: $OUT/real/NNN and $OUT/pcpkit/NNN are each test's output as the
 # harness saw it ($seq.out when it passed, $seq.out.bad otherwise);
 # $OUT/diff/NNN the diff of the two; $OUT/report.txt one line per test:
-# "NNN same|differs|not-runnable REASON", and the counts at the end.
+# "NNN same|differs|not-runnable REASON", and the counts at the end; a
+# differing test's line ends with [hints]: what it does that is known to
+# differ (debug: libpcp's -D output; local: -L contexts; valgrind;
+# pmlogger).
 set -u
 
 QA_DIR=${QA_DIR:-/var/lib/pcp/testsuite}
@@ -214,6 +217,21 @@ run_mode() {
 	sed -n -e 's/^Failures://p' "$OUT/$mode.log" | tr ' ' '\n' | grep . >"$OUT/$mode.failed"
 }
 
+# hint prints what a differing test does that pcpkit's tools do not do as
+# libpcp does: libpcp's debug output (-D, PCP_DEBUG), a local context (-L,
+# PCP_LOCALMODE: libpcp loads the PMDAs' DSOs), a valgrind run (a Go binary
+# under valgrind), pmlogger (recording from pmcd).
+hint() {
+	local f="$QA_DIR/$1" h=""
+	grep -v '^[[:space:]]*#' "$f" >"$OUT/hint.tmp"
+	grep -qE '(^|[ 	"])-D ?[a-zA-Z0-9]|PCP_DEBUG|--debug' "$OUT/hint.tmp" && h="$h,debug"
+	grep -qE '(^|[ 	])-L([ 	]|$)|PCP_LOCALMODE|PCP_LOCALPMDA' "$OUT/hint.tmp" && h="$h,local"
+	grep -q '_run_valgrind\|valgrind ' "$OUT/hint.tmp" && h="$h,valgrind"
+	grep -qE '(^|[^A-Za-z0-9_.-])pmlogger([^A-Za-z0-9_.-]|$)' "$OUT/hint.tmp" && h="$h,pmlogger"
+	rm -f "$OUT/hint.tmp"
+	echo "${h#,}"
+}
+
 compare() {
 	local seq verdict why same=0 differs=0 notrun=0 realfail=0 n
 	rm -rf "${OUT:?}/diff"
@@ -238,7 +256,7 @@ compare() {
 			echo "$seq same$n" >>"$OUT/report.txt"
 			same=$((same + 1))
 		else
-			echo "$seq differs$n" >>"$OUT/report.txt"
+			echo "$seq differs$n [$(hint "$seq")]" >>"$OUT/report.txt"
 			differs=$((differs + 1))
 		fi
 	done <"$OUT/selection.txt"
