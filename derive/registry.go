@@ -9,7 +9,7 @@ import (
 
 // DomainDerived is the reserved PMDA domain of derived metrics (libpcp's
 // DYNAMIC_PMID).
-const DomainDerived = 511
+const DomainDerived = pmapi.DynamicDomain
 
 // PMID space of derived metrics (see PMIDs AND MASKING in
 // pmRegisterDerived(3)):

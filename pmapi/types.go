@@ -33,12 +33,22 @@ func (p PMID) Cluster() uint32 { return uint32(p) >> 10 & 0xfff }
 // Item is the metric's item within its cluster.
 func (p PMID) Item() uint32 { return uint32(p) & 0x3ff }
 
-// String formats the PMID as pmIDStr does: "29.0.16", or "PM_ID_NULL".
+// DynamicDomain is the PMID domain libpcp reserves for the roots of dynamic
+// namespace subtrees (item 0) and for derived metrics (items from 1).
+const DynamicDomain = 511
+
+// String formats the PMID as pmIDStr does: "29.0.16", "PM_ID_NULL", or
+// "40.*.*" for the root of a dynamic namespace subtree (domain 511, item 0,
+// the subtree's PMDA domain in the cluster field).
 func (p PMID) String() string {
 	if p == PMIDNull {
 		return "PM_ID_NULL"
 	}
 	b := make([]byte, 0, 16)
+	if p.Domain() == DynamicDomain && p.Item() == 0 {
+		b = strconv.AppendUint(b, uint64(p.Cluster()), 10)
+		return string(append(b, ".*.*"...))
+	}
 	b = strconv.AppendUint(b, uint64(p.Domain()), 10)
 	b = append(b, '.')
 	b = strconv.AppendUint(b, uint64(p.Cluster()), 10)

@@ -166,16 +166,22 @@ type pduConn interface {
 //     address, bracketed when a port follows: "[::1]:44321"); the port
 //     defaults to $PMCD_PORT (its first entry) or 44321. A "pcp://" prefix
 //     is allowed.
-//   - "local:" (or ""): pmcd's unix socket ($PMCD_SOCKET, or pmcd.socket in
+//   - "local:": pmcd's unix socket ($PMCD_SOCKET, or pmcd.socket in
 //     $PCP_RUN_DIR, from the environment or $PCP_CONF / /etc/pcp.conf, else
 //     /run/pcp), falling back to TCP on localhost as libpcp does;
 //     "local:/path" names the socket.
 //   - "unix:" or "unix:/path": the unix socket only.
 //
+// An empty spec is pmapi.ErrNotHost, as pmNewContext(PM_CONTEXT_HOST, "")
+// is (`pminfo -h ""`).
+//
 // Proxies ("host@proxy") and connection attributes ("host?attr") are not
 // supported, nor are TLS and SASL (pmcd offers them; the client asks for
 // neither).
 func Dial(spec string, opts ...Option) (*Client, error) {
+	if spec == "" {
+		return nil, pmapi.ErrNotHost
+	}
 	cfg := config{
 		connectTimeout: envSeconds("PMCD_CONNECT_TIMEOUT", DefaultConnectTimeout),
 		timeout:        envSeconds("PMCD_REQUEST_TIMEOUT", DefaultTimeout),

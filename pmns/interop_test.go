@@ -148,8 +148,6 @@ func ourLeaves(ns *Namespace) []string {
 		switch {
 		case !ok:
 			leaves = append(leaves, name+" PMID: ?")
-		case p.Domain() == dynamicDomain && p.Item() == 0:
-			leaves = append(leaves, fmt.Sprintf("%s PMID: %d.*.*", name, p.Cluster()))
 		default:
 			leaves = append(leaves, fmt.Sprintf("%s PMID: %s", name, p))
 		}

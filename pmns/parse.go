@@ -470,17 +470,13 @@ func (l *lexer) classify(w string) token {
 				l.report("Illegal domain field in dynamic PMID", true)
 				return token{kind: tokJunk, text: w}
 			}
-			return token{kind: tokDyn, text: w, pmid: pmapi.NewPMID(dynamicDomain, uint32(v[0]), 0)}
+			return token{kind: tokDyn, text: w, pmid: pmapi.NewPMID(pmapi.DynamicDomain, uint32(v[0]), 0)}
 		}
 		l.report("Illegal PMID", true)
 		return token{kind: tokJunk, text: w}
 	}
 	return token{kind: tokJunk, text: w}
 }
-
-// dynamicDomain is the domain of the PMID libpcp gives the root of a dynamic
-// subtree ("d:*:*" becomes 511.d.0).
-const dynamicDomain = 511
 
 // defNode is one "path { ... }" definition.
 type defNode struct {

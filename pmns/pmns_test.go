@@ -36,7 +36,7 @@ func TestLoadGood(t *testing.T) {
 		name string
 		pmid pmapi.PMID
 	}
-	dyn := func(d uint32) pmapi.PMID { return pmidOf(dynamicDomain, d, 0) }
+	dyn := func(d uint32) pmapi.PMID { return pmidOf(pmapi.DynamicDomain, d, 0) }
 	p := func(i uint32) pmapi.PMID { return pmidOf(245, 0, i) }
 	tests := []struct {
 		file     string

@@ -37,11 +37,12 @@ const (
 // Parse; those it collects with pmprintf wait in Pending, printed before
 // the usage message or by Flush.
 type Opts struct {
-	Prog     string
-	Archives string   // the -a names joined by commas, duplicates dropped
-	Hosts    []string // -h
-	LFlag    bool     // -L
-	Kind     Kind     // the context to create (after the options)
+	Prog       string
+	Archives   string   // the -a names joined by commas, duplicates dropped
+	ArchiveSet bool     // an -a was given (its name may be empty: `-a ''`)
+	Hosts      []string // -h
+	LFlag      bool     // -L
+	Kind       Kind     // the context to create (after the options)
 
 	NS     *pmns.Namespace // -n or -N
 	NSFlag bool
@@ -202,8 +203,8 @@ func (o *Opts) addArchive(arg string) {
 		o.Errors++
 		return
 	}
-	if o.Archives == "" {
-		o.Archives = arg
+	if !o.ArchiveSet {
+		o.Archives, o.ArchiveSet = arg, true
 		return
 	}
 	if i := strings.Index(o.Archives, arg); i >= 0 && (i == 0 || o.Archives[i-1] == ',') {
@@ -219,7 +220,7 @@ func (o *Opts) addHost(arg string) {
 	case len(o.Hosts) > 0:
 		o.Printf("%s: too many hosts requested: %s\n", o.Prog, arg)
 		o.Errors++
-	case o.Archives != "":
+	case o.ArchiveSet:
 		o.Printf("%s: only one host or archive allowed\n", o.Prog)
 		o.Errors++
 	default:
@@ -324,9 +325,9 @@ func (o *Opts) end() {
 		switch {
 		case o.LFlag:
 			o.Kind = KindLocal
-		case len(o.Hosts) > 0 && o.Archives == "":
+		case len(o.Hosts) > 0 && !o.ArchiveSet:
 			o.Kind = KindHost
-		case o.Archives != "" && len(o.Hosts) == 0:
+		case o.ArchiveSet && len(o.Hosts) == 0:
 			o.Kind = KindArchive
 		case o.Origin != nil:
 			o.Kind = KindArchive

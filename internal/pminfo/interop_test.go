@@ -125,6 +125,12 @@ func TestInteropCommandLine(t *testing.T) {
 	if err := os.WriteFile(dup, []byte("root {\n foo\n other 245:0:2\n}\nfoo {\n bar 245:0:1\n baz 245:0:1\n}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// dynamic subtree roots, as PCP QA test 207 has them: pminfo -m prints
+	// their PMIDs as "d.*.*"
+	dyn := filepath.Join(t.TempDir(), "dyn.pmns")
+	if err := os.WriteFile(dyn, []byte("root {\n dynamic\n}\ndynamic {\n first 0:*:*\n last 510:*:*\n mid 40:*:*\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, args := range [][]string{
 		{"-V"}, {"--version"}, {"-?"}, {"--bogus"}, {"-y"}, {"-b"}, {"--d"}, {"--ver"}, {"--he"},
 		{"-a", "synth3", "-b", "x"}, {"-a", "synth3", "-b", "0", "-f"}, {"-a", "synth3", "-b", "3x"},
@@ -138,13 +144,15 @@ func TestInteropCommandLine(t *testing.T) {
 		{"-a", "synth3", "-K", "add,999,/x,y"}, {"-a", "synth3", "-K", "del"},
 		{"-a", "synth3", "-D", "pdu,fetch"}, {"-a", "synth3", "-D", "nonsense"}, {"-a", "synth3", "--container=x", "-f"},
 		{"-a", "synth3", "-n", "/nonexistent"}, {"-a", "synth3", "-N", dup}, {"-a", "synth3", "-n", dup, "-m"},
-		{"-n", dup, "-m"}, {"-n", dup}, {"-n", dup, "-M", "foo"},
+		{"-n", dup, "-m"}, {"-n", dup}, {"-n", dup, "-M", "foo"}, {"-n", dyn, "-m"}, {"-n", dyn, "-mM"},
 		{"-a", "synth3", "-c", "/nonexistent", "-m"}, {"-a", "synth3", "-C"}, {"-a", "synth3", ""},
 		{"-a", "synth3", "synth", "nosuch", "245.0.1", "245.1", "1.2.3", "2", "245.0", "245.0.1.9", "245x"},
 		{"-a", "synth3", "-tTlI", "245.1", "60.1", "0.0", "4294967295.1"},
 		{"-a", "synth3", "-m", " 245.0.1", "245.-0.1", "+245.0.1"},
 		{"-a", "synth3", "-s", "synth.multi"}, {"-a", "synth3", "-F", "synth.multi"}, {"-a", "synth3", "-x", "synth"},
 		{"-a", "synth3", "-v", "-dfmtTl"}, {"-a", "synth3", "--", "-f"},
+		// an empty archive or host name (PCP QA test 552)
+		{"-a", ""}, {"-h", ""}, {"-a", "", "-f", "synth.ctr32"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) { compareReal(t, dir, args) })
 	}

@@ -63,6 +63,8 @@ func TestInteropCommandLine(t *testing.T) {
 		{"-a", "synth3", "--derived=" + conf, "-v"}, {"-a", "synth3", "--derived=" + conf, "-f", "-I", "-i"},
 		{"-a", "synth3", "-K", "foo"}, {"-a", "synth3", "-v", "synth.multi", "-f"}, {"-a", "nosuch"},
 		{"-a", "synth3", "-h", "localhost"}, {"-z"}, {"-a", "bad/trunc3", "-v"},
+		// an empty archive or host name (PCP QA test 552)
+		{"-a", ""}, {"-h", ""}, {"-a", "", "-v", "synth.ctr32"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) { testenv.CompareMain(t, "pmprobe", Main, dir, args) })
 	}

@@ -128,6 +128,8 @@ func TestInteropErrors(t *testing.T) {
 		{"-a", "bad/empty3", "synth.ctr32"}, {"-a", "bad/notarch", "synth.ctr32"}, {"-a", "bad/nometa3", "synth.ctr32"},
 		{"-a", "bad/trunc3", "-t", "2", "kernel.all.load"}, {"-a", "bad/corrupt3", "-t", "2", "synth.inst"},
 		{"-a", "synth3", "-x", "5", "-s", "3", "synth.inst"},
+		// an empty archive or host name (PCP QA test 552)
+		{"-a", "", "synth.ctr32"}, {"-h", "", "synth.ctr32"},
 		// -L wins over -a and -h; the checks of a source that is not an archive
 		{"-L", "-S", "+1", "-d", "synth.ctr32"}, {"-L", "-S", "+1", "-U", "synth3", "synth.ctr32"},
 		{"-L", "-a", "synth3", "-S", "+1", "synth.ctr32"}, {"-a", "synth3", "-L", "-z", "synth.ctr32"},
