@@ -8,21 +8,56 @@ FUZZTIME ?= 60s
 RUN_ARCHIVE ?= testdata/archives/pmcd-v3
 
 .DEFAULT_GOAL := build
-.PHONY: build run test goldens fuzz bench clean
+.PHONY: build completions install run test goldens fuzz bench clean
 
-# build: compile every package, and a binary per cmd/<name> into bin/<name>
-# (directories under cmd/ without Go files yet are skipped).
+# The version and commit `make build` stamps into every binary
+# (internal/version; --version prints them after the real tool's line).
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
+COMMIT   ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+VERSIONPKG := github.com/pcpkit/pcpkit/internal/version
+LDFLAGS  := -X $(VERSIONPKG).version=$(VERSION) -X $(VERSIONPKG).commit=$(COMMIT)
+# Static binaries: no cgo, so no glibc (its malloc arenas fail under a
+# small `ulimit -v`) and no dependence on the build host's libraries.
+BUILDFLAGS := -trimpath -ldflags '$(LDFLAGS)'
+PREFIX   ?= /usr/local
+BINDIR   ?= $(PREFIX)/bin
+
+# build: compile every package, and a static binary per cmd/<name> into
+# bin/<name> (directories under cmd/ without Go files yet are skipped).
 build:
-	$(GO) build ./...
+	CGO_ENABLED=0 $(GO) build ./...
 	@mkdir -p $(BIN)
 	@set -e; for c in $(CMDS); do \
 		if ls cmd/$$c/*.go >/dev/null 2>&1; then \
-			echo "$(GO) build -o $(BIN)/$$c ./cmd/$$c"; \
-			$(GO) build -o $(BIN)/$$c ./cmd/$$c; \
+			echo "CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -o $(BIN)/$$c ./cmd/$$c"; \
+			CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -o $(BIN)/$$c ./cmd/$$c; \
 		else \
 			echo "skipping cmd/$$c: no Go files yet"; \
 		fi; \
 	done
+
+# completions: the bash, zsh and fish completion scripts of every tool,
+# generated from the tools' option tables (internal/cli), into
+# $(BIN)/completions.
+completions:
+	$(GO) run ./internal/cli/mkcompletions $(BIN)/completions
+
+# install: the binaries `make build` made into $(DESTDIR)$(BINDIR), and
+# the completion scripts where bash-completion and fish look for them
+# (zsh: `source $(PREFIX)/share/pcpkit/pcpkit.zsh` in ~/.zshrc).
+# PREFIX=/usr/local by default: `make install PREFIX=$$HOME/.local`.
+SHAREDIR ?= $(PREFIX)/share
+install: build completions
+	@mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(SHAREDIR)/bash-completion/completions \
+		$(DESTDIR)$(SHAREDIR)/fish/vendor_completions.d $(DESTDIR)$(SHAREDIR)/pcpkit
+	@set -e; for c in $(CMDS); do \
+		[ -x $(BIN)/$$c ] || continue; \
+		echo "install -m 755 $(BIN)/$$c $(DESTDIR)$(BINDIR)/$$c"; \
+		install -m 755 $(BIN)/$$c $(DESTDIR)$(BINDIR)/$$c; \
+		install -m 644 $(BIN)/completions/pcpkit.bash $(DESTDIR)$(SHAREDIR)/bash-completion/completions/$$c; \
+		install -m 644 $(BIN)/completions/pcpkit.fish $(DESTDIR)$(SHAREDIR)/fish/vendor_completions.d/$$c.fish; \
+	done
+	install -m 644 $(BIN)/completions/pcpkit.zsh $(DESTDIR)$(SHAREDIR)/pcpkit/pcpkit.zsh
 
 run: build
 	./$(BIN)/pmdumplog -a $(RUN_ARCHIVE)

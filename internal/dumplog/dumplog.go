@@ -13,6 +13,7 @@ import (
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/getopt"
+	"github.com/pcpkit/pcpkit/internal/version"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/pmns"
@@ -189,7 +190,7 @@ func (d *dumper) run(args []string) int {
 		case 'z':
 			o.hostzone = true
 		case 'V':
-			fmt.Fprintf(d.errw, "pmdumplog version %s\n", Version)
+			io.WriteString(d.errw, version.Banner("pmdumplog"))
 			return 0
 		case '?':
 			bad = true // the usage, after the other options' complaints
@@ -202,18 +203,18 @@ func (d *dumper) run(args []string) int {
 		bad = true
 	}
 	if bad {
-		fmt.Fprint(d.errw, usage)
+		fmt.Fprint(d.errw, usage+CLI.Help(args))
 		return 1
 	}
 	if o.rawSet {
 		if len(operands) > 0 || nopts > 1 {
-			fmt.Fprint(d.errw, usage)
+			fmt.Fprint(d.errw, usage+CLI.Help(args))
 			return 1
 		}
 		return d.rawDump(o.raw)
 	}
 	if len(operands) == 0 {
-		fmt.Fprint(d.errw, usage)
+		fmt.Fprint(d.errw, usage+CLI.Help(args))
 		return 1
 	}
 	if !sections {

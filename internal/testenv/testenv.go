@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/pcpkit/pcpkit/internal/version"
 )
 
 // RealTimeout bounds one run of a real PCP tool in RunReal.
@@ -688,6 +689,7 @@ func ArchivesDir(t testing.TB) string {
 // +pcpkit), and the exit status. what names the run in the messages.
 func CompareRun(t testing.TB, tool, what string, wantOut, wantErr string, wantRC int, gotOut, gotErr string, gotRC int) {
 	t.Helper()
+	gotOut, gotErr = AsReal(gotOut), AsReal(gotErr)
 	if d := cmp.Diff(wantOut, gotOut); d != "" {
 		t.Errorf("%s: stdout differs from the real %s (-real +pcpkit):\n%s", what, tool, d)
 	}
@@ -697,6 +699,17 @@ func CompareRun(t testing.TB, tool, what string, wantOut, wantErr string, wantRC
 	if wantRC != gotRC {
 		t.Errorf("%s: exit status %d, real %s %d", what, gotRC, tool, wantRC)
 	}
+}
+
+// AsReal is a pcpkit tool's output without what pcpkit adds to the real
+// tool's: the line --version prints after the real tool's
+// (version.Strip), and the "pcpkit extensions" section --help prints
+// after the usage message (cli.Tool.Extensions), which ends the output.
+func AsReal(s string) string {
+	if i := strings.Index(s, "\npcpkit extensions:\n"); i >= 0 {
+		s = s[:i]
+	}
+	return version.Strip(s)
 }
 
 // BuildCommand builds pcpkit's cmd/<name> into dir and returns the
