@@ -52,6 +52,9 @@ func Info() (ver, rev string) {
 		ver = "unknown"
 	}
 	if rev == "" {
+		rev = pseudoRevision(ver)
+	}
+	if rev == "" {
 		rev = "unknown"
 	}
 	return ver, rev
@@ -104,4 +107,23 @@ func isLine(s string) bool {
 	f := strings.Fields(s)
 	return len(f) == 4 && f[0] == "pcpkit" && f[2] == "(commit" &&
 		strings.HasSuffix(f[3], ")") && strings.Join(f, " ") == s
+}
+
+// pseudoRevision is the commit a pseudo-version names
+// ("v0.0.0-20261126093000-0123456789ab": what `go install ...@latest`
+// records of an untagged module), or "".
+func pseudoRevision(ver string) string {
+	ver = strings.TrimSuffix(ver, "+incompatible")
+	i := strings.LastIndexByte(ver, '-')
+	if i < 15 || len(ver)-i-1 != 12 {
+		return ""
+	}
+	stamp, hash := ver[i-14:i], ver[i+1:]
+	if ver[i-15] != '-' && ver[i-15] != '.' {
+		return ""
+	}
+	if strings.Trim(stamp, "0123456789") != "" || strings.Trim(hash, "0123456789abcdef") != "" {
+		return ""
+	}
+	return hash
 }

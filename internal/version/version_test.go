@@ -36,3 +36,18 @@ func TestStrip(t *testing.T) {
 		}
 	}
 }
+
+func TestPseudoRevision(t *testing.T) {
+	for ver, want := range map[string]string{
+		"v0.0.0-20261126093000-0123456789ab":       "0123456789ab",
+		"v1.2.4-0.20261126093000-0123456789ab":     "0123456789ab",
+		"v0.0.0-20261126093000-0123456789ab+dirty": "",
+		"v1.2.3":                   "",
+		"(devel)":                  "",
+		"v1.2.3-rc.1-0123456789ab": "",
+	} {
+		if got := pseudoRevision(ver); got != want {
+			t.Errorf("pseudoRevision(%q) = %q, want %q", ver, got, want)
+		}
+	}
+}
