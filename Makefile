@@ -62,14 +62,27 @@ install: build completions
 run: build
 	./$(BIN)/pmdumplog -a $(RUN_ARCHIVE)
 
-# test: vet, then every package's tests; go test prints one "ok"/"FAIL" line
-# per package. Set PCP_INTEROP=1 to make missing real PCP tools a failure.
-# Tests run even when vet complains, so that the log shows every package's
-# result; the target fails if either does.
+# test: vet, staticcheck (where installed: $(STATICCHECK), else
+# staticcheck on PATH), then every package's tests, reported as go test
+# reports them (one "ok"/"FAIL" line per package, the output of failed
+# tests) and with the tests each package skipped and why
+# (internal/testreport). Set PCP_INTEROP=1 to make missing real PCP tools a
+# failure. Tests run even when vet or staticcheck complains, so that the
+# log shows every package's result; the target fails if any does.
+STATICCHECK ?= $(shell command -v staticcheck 2>/dev/null || ls $$($(GO) env GOPATH)/bin/staticcheck 2>/dev/null)
 test:
 	@status=0; \
 	echo "$(GO) vet ./..."; $(GO) vet ./... || status=1; \
-	echo "$(GO) test -count=1 ./..."; $(GO) test -count=1 ./... || status=1; \
+	if [ -n "$(STATICCHECK)" ]; then \
+		echo "$(STATICCHECK) ./..."; $(STATICCHECK) ./... || status=1; \
+	else \
+		echo "staticcheck is not installed: skipped (go install honnef.co/go/tools/cmd/staticcheck@v0.8.2)"; \
+	fi; \
+	mkdir -p $(BIN); \
+	$(GO) build -o $(BIN)/.testreport ./internal/testreport || exit 1; \
+	echo "$(GO) test -count=1 ./..."; \
+	{ $(GO) test -count=1 -json ./... 2>&1; echo $$? >$(BIN)/.test-status; } | $(BIN)/.testreport || status=1; \
+	[ "$$(cat $(BIN)/.test-status)" = 0 ] || status=1; \
 	exit $$status
 
 # goldens: regenerate testdata/golden/{pmdumplog,pmlogsummary,pminfo,pmprobe} from the real PCP 6.0.3.

@@ -94,9 +94,19 @@ func Interop() bool { return os.Getenv("PCP_INTEROP") == "1" }
 // distributions use /usr/libexec/pcp/bin.
 var realToolDirs = []string{"/usr/bin", "/usr/libexec/pcp/bin", "/usr/lib/pcp/bin"}
 
+// NoRealToolsEnv names the environment variable that, set to 1, makes
+// the real PCP tools count as not installed: how a machine without PCP is
+// tried on one with it (with PMCD_PORT and PMCD_SOCKET pointing nowhere
+// for "no pmcd", and PCPKIT_PCP638_ROOT for "no PCP 6.3.8").
+const NoRealToolsEnv = "PCPKIT_NO_REAL_TOOLS"
+
 // FindRealTool is RealTool without a testing.TB: it returns the path of the
-// real PCP tool name, or "" when it is not installed.
+// real PCP tool name, or "" when it is not installed (or $PCPKIT_NO_REAL_TOOLS
+// is 1).
 func FindRealTool(name string) string {
+	if os.Getenv(NoRealToolsEnv) == "1" {
+		return ""
+	}
 	for _, dir := range realToolDirs {
 		p := filepath.Join(dir, name)
 		if isExecutable(p) {
