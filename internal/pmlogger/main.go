@@ -178,9 +178,7 @@ func parseSize(arg string) (Limit, string, bool) {
 	}
 	// A number followed by something else.
 	suf := strings.ToLower(arg[k:])
-	if strings.HasSuffix(suf, "s") {
-		suf = suf[:len(suf)-1]
-	}
+	suf = strings.TrimSuffix(suf, "s")
 	shown := arg[:k] + suf
 	switch suf {
 	case "b", "byte":

@@ -123,7 +123,6 @@ Log finished DATE
 	}
 
 	// A missing configuration file.
-	_, _, rc = runMain(t, dir, "-c", "nonexist", "-l", "-", "a2")
 	_, errb, rc = runMain(t, dir, "-c", "nonexist", "-l", "-", "a2")
 	if rc != 1 || !strings.Contains(errb, "pmlogger: Cannot open config file \"nonexist\": No such file or directory\n\nLog finished ") {
 		t.Errorf("rc %d\n%s", rc, errb)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pcpkit/pcpkit/internal/cli"
 	"github.com/pcpkit/pcpkit/internal/cli/registry"
 )
 
@@ -115,8 +116,14 @@ func TestShippedBinaries(t *testing.T) {
 	}
 	dir, names := buildTools(t)
 	tools := map[string]bool{}
+	metricTools := map[string]bool{}
 	for _, tool := range registry.Tools {
 		tools[tool.Name] = len(tool.Extras) > 0
+		metricTools[tool.Name] = tool.Operands == cli.Metrics
+	}
+	archive, err := filepath.Abs("../../../testdata/archives/pmcd-v3")
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
@@ -140,7 +147,13 @@ func TestShippedBinaries(t *testing.T) {
 				t.Errorf("--help: pcpkit extensions listed %v, want %v: %q", !hasExtras, hasExtras, out)
 			}
 
-			args := []string{"completion"}
+			// Metric operands come with an archive (a pmcd may be
+			// absent: the tool would stop there).
+			var args []string
+			if metricTools[name] {
+				args = []string{"-a", archive}
+			}
+			args = append(args, "completion")
 			if name == "pmlogextract" {
 				args = append(args, "out")
 			}
