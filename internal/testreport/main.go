@@ -93,7 +93,9 @@ func (r *report) event(e *event) {
 	case "fail":
 		if e.Test != "" {
 			for _, l := range r.output[key] {
-				fmt.Fprint(r.w, l)
+				if !strings.HasPrefix(l, "=== ") {
+					fmt.Fprint(r.w, l)
+				}
 			}
 			delete(r.output, key)
 			break
@@ -101,7 +103,8 @@ func (r *report) event(e *event) {
 		r.failed = true
 		// the package's own output (a panic, TestMain, FAIL lines)
 		for _, l := range r.output[key] {
-			if !strings.HasPrefix(l, "=== ") && !strings.HasPrefix(l, "--- PASS") {
+			if !strings.HasPrefix(l, "=== ") && !strings.HasPrefix(l, "--- PASS") &&
+				l != "FAIL\n" && !strings.HasPrefix(l, "FAIL\t") {
 				fmt.Fprint(r.w, l)
 			}
 		}
