@@ -96,21 +96,24 @@ type nameSpace interface {
 
 // dumper holds the state of one run.
 type dumper struct {
-	opt    options
-	out    *bufio.Writer
-	errw   io.Writer
-	a      *archive.Archive
-	ns     nameSpace
-	hdr    map[pmapi.PMID][]byte // value-set headers, per PMID
-	z      *pcptime.Zone
-	ver    int
-	start  pmapi.Timestamp // label start
-	buf    []byte
-	pmids  []pmapi.PMID // selected metrics, command-line order (nil = all)
-	sel    map[pmapi.PMID]bool
-	winLo  pmapi.Timestamp
-	winHi  pmapi.Timestamp
-	window bool
+	opt  options
+	out  *bufio.Writer
+	errw io.Writer
+	a    *archive.Archive
+	ns   nameSpace
+	hdr  map[pmapi.PMID][]byte // value-set headers, per PMID
+	// --json: each metric's fields, per PMID; a value's text
+	jsonMetrics map[pmapi.PMID]*jsonMetric
+	scratch     []byte
+	z           *pcptime.Zone
+	ver         int
+	start       pmapi.Timestamp // label start
+	buf         []byte
+	pmids       []pmapi.PMID // selected metrics, command-line order (nil = all)
+	sel         map[pmapi.PMID]bool
+	winLo       pmapi.Timestamp
+	winHi       pmapi.Timestamp
+	window      bool
 }
 
 // Main runs pmdumplog with args (without the program name), writing to

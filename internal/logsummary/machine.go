@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/pcpkit/pcpkit/internal/jsonfmt"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -106,9 +107,10 @@ func (o *options) csvHeader() []string {
 	return append(h, "units")
 }
 
-// appendStampJSON appends a time as RFC 3339 in UTC with microseconds.
+// appendStampJSON appends a time (microseconds, the resolution the tool
+// works at) in the one format of pcpkit's JSON times, jsonfmt.TimeLayout.
 func appendStampJSON(b []byte, t tv) []byte {
-	return time.Unix(t.sec, t.usec*1000).UTC().AppendFormat(b, "2006-01-02T15:04:05.000000Z07:00")
+	return time.Unix(t.sec, t.usec*1000).UTC().AppendFormat(b, jsonfmt.TimeLayout)
 }
 
 // appendNum appends a double in full: the shortest text that reads back
