@@ -2,6 +2,7 @@ package jsonfmt
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -64,6 +65,20 @@ func TestIsNumber(t *testing.T) {
 			if err := json.Unmarshal([]byte(s), &f); err != nil {
 				t.Errorf("%q: a number for IsNumber, not for JSON: %v", s, err)
 			}
+		}
+	}
+}
+
+func TestAppendString(t *testing.T) {
+	for _, s := range []string{"", "a", `q"b\s`, "tab\tnl\n\x01\x7f", "héllo", "bad\xffutf8", "<&>"} {
+		got := AppendString(nil, s)
+		var back string
+		if err := json.Unmarshal(got, &back); err != nil {
+			t.Errorf("%q: %s is not JSON: %v", s, got, err)
+			continue
+		}
+		if want := strings.ToValidUTF8(s, "\ufffd"); back != want {
+			t.Errorf("%q: %s reads back as %q", s, got, back)
 		}
 	}
 }
