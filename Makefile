@@ -8,33 +8,81 @@ FUZZTIME ?= 60s
 RUN_ARCHIVE ?= testdata/archives/pmcd-v3
 
 .DEFAULT_GOAL := build
-.PHONY: build run test goldens fuzz bench clean
+.PHONY: build completions install run test goldens fuzz bench clean
 
-# build: compile every package, and a binary per cmd/<name> into bin/<name>
-# (directories under cmd/ without Go files yet are skipped).
+# The version and commit `make build` stamps into every binary
+# (internal/version; --version prints them after the real tool's line).
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
+COMMIT   ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+VERSIONPKG := github.com/pcpkit/pcpkit/internal/version
+LDFLAGS  := -X $(VERSIONPKG).version=$(VERSION) -X $(VERSIONPKG).commit=$(COMMIT)
+# Static binaries: no cgo, so no glibc (its malloc arenas fail under a
+# small `ulimit -v`) and no dependence on the build host's libraries.
+BUILDFLAGS := -trimpath -ldflags '$(LDFLAGS)'
+PREFIX   ?= /usr/local
+BINDIR   ?= $(PREFIX)/bin
+
+# build: compile every package, and a static binary per cmd/<name> into
+# bin/<name> (directories under cmd/ without Go files yet are skipped).
 build:
-	$(GO) build ./...
+	CGO_ENABLED=0 $(GO) build ./...
 	@mkdir -p $(BIN)
 	@set -e; for c in $(CMDS); do \
 		if ls cmd/$$c/*.go >/dev/null 2>&1; then \
-			echo "$(GO) build -o $(BIN)/$$c ./cmd/$$c"; \
-			$(GO) build -o $(BIN)/$$c ./cmd/$$c; \
+			echo "CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -o $(BIN)/$$c ./cmd/$$c"; \
+			CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -o $(BIN)/$$c ./cmd/$$c; \
 		else \
 			echo "skipping cmd/$$c: no Go files yet"; \
 		fi; \
 	done
 
+# completions: the bash, zsh and fish completion scripts of every tool,
+# generated from the tools' option tables (internal/cli), into
+# $(BIN)/completions.
+completions:
+	$(GO) run ./internal/cli/mkcompletions $(BIN)/completions
+
+# install: the binaries `make build` made into $(DESTDIR)$(BINDIR), and
+# the completion scripts where bash-completion and fish look for them
+# (zsh: `source $(PREFIX)/share/pcpkit/pcpkit.zsh` in ~/.zshrc).
+# PREFIX=/usr/local by default: `make install PREFIX=$$HOME/.local`.
+SHAREDIR ?= $(PREFIX)/share
+install: build completions
+	@mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(SHAREDIR)/bash-completion/completions \
+		$(DESTDIR)$(SHAREDIR)/fish/vendor_completions.d $(DESTDIR)$(SHAREDIR)/pcpkit
+	@set -e; for c in $(CMDS); do \
+		[ -x $(BIN)/$$c ] || continue; \
+		echo "install -m 755 $(BIN)/$$c $(DESTDIR)$(BINDIR)/$$c"; \
+		install -m 755 $(BIN)/$$c $(DESTDIR)$(BINDIR)/$$c; \
+		install -m 644 $(BIN)/completions/pcpkit.bash $(DESTDIR)$(SHAREDIR)/bash-completion/completions/$$c; \
+		install -m 644 $(BIN)/completions/pcpkit.fish $(DESTDIR)$(SHAREDIR)/fish/vendor_completions.d/$$c.fish; \
+	done
+	install -m 644 $(BIN)/completions/pcpkit.zsh $(DESTDIR)$(SHAREDIR)/pcpkit/pcpkit.zsh
+
 run: build
 	./$(BIN)/pmdumplog -a $(RUN_ARCHIVE)
 
-# test: vet, then every package's tests; go test prints one "ok"/"FAIL" line
-# per package. Set PCP_INTEROP=1 to make missing real PCP tools a failure.
-# Tests run even when vet complains, so that the log shows every package's
-# result; the target fails if either does.
+# test: vet, staticcheck (where installed: $(STATICCHECK), else
+# staticcheck on PATH), then every package's tests, reported as go test
+# reports them (one "ok"/"FAIL" line per package, the output of failed
+# tests) and with the tests each package skipped and why
+# (internal/testreport). Set PCP_INTEROP=1 to make missing real PCP tools a
+# failure. Tests run even when vet or staticcheck complains, so that the
+# log shows every package's result; the target fails if any does.
+STATICCHECK ?= $(shell command -v staticcheck 2>/dev/null || ls $$($(GO) env GOPATH)/bin/staticcheck 2>/dev/null)
 test:
 	@status=0; \
 	echo "$(GO) vet ./..."; $(GO) vet ./... || status=1; \
-	echo "$(GO) test -count=1 ./..."; $(GO) test -count=1 ./... || status=1; \
+	if [ -n "$(STATICCHECK)" ]; then \
+		echo "$(STATICCHECK) ./..."; $(STATICCHECK) ./... || status=1; \
+	else \
+		echo "staticcheck is not installed: skipped (go install honnef.co/go/tools/cmd/staticcheck@v0.8.2)"; \
+	fi; \
+	mkdir -p $(BIN); \
+	$(GO) build -o $(BIN)/.testreport ./internal/testreport || exit 1; \
+	echo "$(GO) test -count=1 ./..."; \
+	{ $(GO) test -count=1 -json ./... 2>&1; echo $$? >$(BIN)/.test-status; } | $(BIN)/.testreport || status=1; \
+	[ "$$(cat $(BIN)/.test-status)" = 0 ] || status=1; \
 	exit $$status
 
 # goldens: regenerate testdata/golden/{pmdumplog,pmlogsummary,pminfo,pmprobe,pmlogcheck} from the real PCP 6.0.3.

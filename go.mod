@@ -5,12 +5,6 @@ go 1.25
 require (
 	github.com/google/go-cmp v0.7.0
 	github.com/klauspost/compress v1.20.3
-	github.com/spf13/cobra v1.10.2
 	github.com/ulikunitz/xz v0.5.17
 	pgregory.net/rapid v1.3.0
-)
-
-require (
-	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/spf13/pflag v1.0.9 // indirect
 )

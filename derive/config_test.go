@@ -350,9 +350,7 @@ func TestConfigDirectoryOrderReal(t *testing.T) {
 	reg.RegisterEventMetrics()
 	reg.LoadEnvConfig(dir, &bytes.Buffer{})
 	var want, got []string
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		want = append(want, line)
-	}
+	want = append(want, strings.Split(strings.TrimSpace(string(out)), "\n")...)
 	for _, m := range reg.Metrics() {
 		if !m.Anon {
 			got = append(got, m.Name+" PMID: "+m.PMID.String())

@@ -137,10 +137,6 @@ func cDoubleToInt64(f float64) int64 {
 	return int64(f)
 }
 
-// cDoubleToUint32 converts as (__uint32_t) of a double does with gcc on
-// x86-64: through a 64-bit signed conversion.
-func cDoubleToUint32(f float64) uint32 { return uint32(cDoubleToInt64(f)) }
-
 // decodeLeaf reads value i of a fetched value set as a value of type t
 // (libpcp's extraction into a pmAtomValue). It reports false for a value
 // whose format does not fit its type (PM_ERR_LOGREC in libpcp).
@@ -158,7 +154,7 @@ func decodeLeaf(pv *pmapi.Value, valfmt int32, t pmapi.Type) (ival, bool) {
 		}
 		out.u = uint64(uint32(pv.Insitu))
 	case pmapi.Type64, pmapi.TypeU64, pmapi.TypeDouble:
-		if pv.Block == nil || len(pv.Block) < 8 {
+		if len(pv.Block) < 8 {
 			return out, false
 		}
 		bits := pv.HostUint64()

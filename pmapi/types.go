@@ -159,7 +159,7 @@ func (s Sem) String() string {
 	case SemDiscrete:
 		return "discrete"
 	}
-	return fmt.Sprintf("???")
+	return "???"
 }
 
 // Desc is a metric descriptor (pmDesc).

@@ -272,7 +272,7 @@ func TestFakeHandshakeBad(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := fakePMCD(t, func(f *fakeConn) {
 				f.write(tc.greet)
-				if tc.greet == nil || len(tc.greet) < 16 {
+				if len(tc.greet) < 16 {
 					f.c.Close()
 				}
 			})

@@ -6,30 +6,12 @@ package main
 import (
 	"os"
 
-	"github.com/spf13/cobra"
-
 	"github.com/pcpkit/pcpkit/internal/dumplog"
 )
 
 func main() {
-	status := 0
-	cmd := &cobra.Command{
-		Use:   "pmdumplog [options] [archive [metricname ...]]",
-		Short: "dump a PCP archive",
-		// The real tool's getopt parsing (permutation, -xx counting, its
-		// exact error messages) is reproduced by internal/getopt, so
-		// cobra hands the arguments over untouched.
-		DisableFlagParsing: true,
-		SilenceErrors:      true,
-		SilenceUsage:       true,
-		Run: func(cmd *cobra.Command, args []string) {
-			status = dumplog.Main(args, os.Stdout, os.Stderr)
-		},
-	}
-	cmd.SetArgs(os.Args[1:])
-	if err := cmd.Execute(); err != nil {
-		os.Stderr.WriteString("pmdumplog: " + err.Error() + "\n")
-		os.Exit(1)
-	}
-	os.Exit(status)
+	// The real tool's getopt parsing (permutation, abbreviations, its
+	// exact error messages) is reproduced by internal/getopt: every
+	// argument goes to the tool as it is.
+	os.Exit(dumplog.Main(os.Args[1:], os.Stdout, os.Stderr))
 }

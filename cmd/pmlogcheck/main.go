@@ -6,30 +6,11 @@ package main
 import (
 	"os"
 
-	"github.com/spf13/cobra"
-
 	"github.com/pcpkit/pcpkit/internal/logcheck"
 )
 
 func main() {
-	status := 0
-	cmd := &cobra.Command{
-		Use:   "pmlogcheck [options] archive",
-		Short: "check a PCP archive for damage",
-		// The real tool's getopt parsing (permutation, -xx counting, its
-		// exact error messages) is reproduced by internal/getopt, so
-		// cobra hands the arguments over untouched.
-		DisableFlagParsing: true,
-		SilenceErrors:      true,
-		SilenceUsage:       true,
-		Run: func(cmd *cobra.Command, args []string) {
-			status = logcheck.Main(args, os.Stdout, os.Stderr)
-		},
-	}
-	cmd.SetArgs(os.Args[1:])
-	if err := cmd.Execute(); err != nil {
-		os.Stderr.WriteString("pmlogcheck: " + err.Error() + "\n")
-		os.Exit(1)
-	}
-	os.Exit(status)
+	// The real tool's getopt parsing is reproduced by internal/getopt:
+	// every argument goes to the tool as it is.
+	os.Exit(logcheck.Main(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -2,13 +2,10 @@ package main
 
 import (
 	"github.com/pcpkit/pcpkit/collector"
-	"github.com/pcpkit/pcpkit/internal/pmlogger"
 	"github.com/pcpkit/pcpkit/source"
 )
 
-// The built-in collector reads Linux's /proc and /sys: elsewhere
-// pmlogger records from a pmcd only ("-h @" says the collector is not
-// in the build).
-func init() {
-	pmlogger.Builtin = func() (source.Source, error) { return collector.New() }
-}
+// builtin starts the built-in collector, which reads Linux's /proc and
+// /sys: elsewhere (builtin_other.go) pmlogger records from a pmcd only
+// ("-h @" says the collector is not in the build).
+var builtin = func() (source.Source, error) { return collector.New() }

@@ -8,8 +8,6 @@ import (
 	"os"
 	"runtime"
 
-	"github.com/spf13/cobra"
-
 	"github.com/pcpkit/pcpkit/internal/pmlogger"
 	"github.com/pcpkit/pcpkit/pmcd"
 	"github.com/pcpkit/pcpkit/source"
@@ -26,25 +24,11 @@ func main() {
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(1)
 	}
-	pmlogger.DialPMCD = func(spec string) (source.Source, error) { return pmcd.Dial(spec) }
-	status := 0
-	cmd := &cobra.Command{
-		Use:   "pmlogger [options] archive",
-		Short: "create an archive of performance metric values",
-		// pmlogger's getopt parsing (permutation, abbreviations, its
-		// exact error messages) is reproduced by internal/getopt, so
-		// cobra hands the arguments over untouched.
-		DisableFlagParsing: true,
-		SilenceErrors:      true,
-		SilenceUsage:       true,
-		Run: func(cmd *cobra.Command, args []string) {
-			status = pmlogger.Main(args, os.Stdout, os.Stderr)
-		},
-	}
-	cmd.SetArgs(os.Args[1:])
-	if err := cmd.Execute(); err != nil {
-		os.Stderr.WriteString("pmlogger: " + err.Error() + "\n")
-		os.Exit(1)
-	}
-	os.Exit(status)
+	// The real tool's getopt parsing (permutation, abbreviations, its
+	// exact error messages) is reproduced by internal/getopt: every
+	// argument goes to the tool as it is.
+	os.Exit(pmlogger.Main(os.Args[1:], os.Stdout, os.Stderr, pmlogger.Sources{
+		DialPMCD: func(spec string) (source.Source, error) { return pmcd.Dial(spec) },
+		Builtin:  builtin,
+	}))
 }

@@ -9,31 +9,12 @@ package main
 import (
 	"os"
 
-	"github.com/spf13/cobra"
-
 	"github.com/pcpkit/pcpkit/internal/logsummary"
 )
 
 func main() {
-	status := 0
-	cmd := &cobra.Command{
-		Use:   "pmlogsummary [options] archive [metricname ...]",
-		Short: "summarise the metrics of a PCP archive",
-		// The real tool's getopt parsing (permutation, abbreviations,
-		// its exact error messages, options applied in order) is
-		// reproduced by internal/logsummary, so cobra hands the
-		// arguments over untouched.
-		DisableFlagParsing: true,
-		SilenceErrors:      true,
-		SilenceUsage:       true,
-		Run: func(cmd *cobra.Command, args []string) {
-			status = logsummary.Main(args, os.Stdout, os.Stderr)
-		},
-	}
-	cmd.SetArgs(os.Args[1:])
-	if err := cmd.Execute(); err != nil {
-		os.Stderr.WriteString("pmlogsummary: " + err.Error() + "\n")
-		os.Exit(1)
-	}
-	os.Exit(status)
+	// The real tool's getopt parsing (permutation, abbreviations, its
+	// exact error messages) is reproduced by internal/getopt: every
+	// argument goes to the tool as it is.
+	os.Exit(logsummary.Main(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -7,30 +7,12 @@ package main
 import (
 	"os"
 
-	"github.com/spf13/cobra"
-
 	"github.com/pcpkit/pcpkit/internal/pmprobe"
 )
 
 func main() {
-	status := 0
-	cmd := &cobra.Command{
-		Use:   "pmprobe [options] [metricname ...]",
-		Short: "lightweight probe for performance metrics",
-		// pmprobe's getopt parsing (permutation, abbreviations, its
-		// exact error messages) is reproduced by internal/getopt, so
-		// cobra hands the arguments over untouched.
-		DisableFlagParsing: true,
-		SilenceErrors:      true,
-		SilenceUsage:       true,
-		Run: func(cmd *cobra.Command, args []string) {
-			status = pmprobe.Main(args, os.Stdout, os.Stderr)
-		},
-	}
-	cmd.SetArgs(os.Args[1:])
-	if err := cmd.Execute(); err != nil {
-		os.Stderr.WriteString("pmprobe: " + err.Error() + "\n")
-		os.Exit(1)
-	}
-	os.Exit(status)
+	// The real tool's getopt parsing (permutation, abbreviations, its
+	// exact error messages) is reproduced by internal/getopt: every
+	// argument goes to the tool as it is.
+	os.Exit(pmprobe.Main(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -6,28 +6,12 @@ package main
 import (
 	"os"
 
-	"github.com/spf13/cobra"
-
 	"github.com/pcpkit/pcpkit/internal/pmreplay"
 )
 
 func main() {
-	status := 0
-	cmd := &cobra.Command{
-		Use:   "pmreplay [option...] metricspec [...]",
-		Short: "interpolated replay of PCP archive metrics, as pmrep -o csv",
-		// The options are parsed as pmrep parses them (internal/getopt).
-		DisableFlagParsing: true,
-		SilenceErrors:      true,
-		SilenceUsage:       true,
-		Run: func(cmd *cobra.Command, args []string) {
-			status = pmreplay.Main(args, os.Stdout, os.Stderr)
-		},
-	}
-	cmd.SetArgs(os.Args[1:])
-	if err := cmd.Execute(); err != nil {
-		os.Stderr.WriteString("pmreplay: " + err.Error() + "\n")
-		os.Exit(1)
-	}
-	os.Exit(status)
+	// The real tool's getopt parsing (permutation, abbreviations, its
+	// exact error messages) is reproduced by internal/getopt: every
+	// argument goes to the tool as it is.
+	os.Exit(pmreplay.Main(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/getopt"
+	"github.com/pcpkit/pcpkit/internal/version"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/pmns"
@@ -95,21 +96,24 @@ type nameSpace interface {
 
 // dumper holds the state of one run.
 type dumper struct {
-	opt    options
-	out    *bufio.Writer
-	errw   io.Writer
-	a      *archive.Archive
-	ns     nameSpace
-	hdr    map[pmapi.PMID][]byte // value-set headers, per PMID
-	z      *pcptime.Zone
-	ver    int
-	start  pmapi.Timestamp // label start
-	buf    []byte
-	pmids  []pmapi.PMID // selected metrics, command-line order (nil = all)
-	sel    map[pmapi.PMID]bool
-	winLo  pmapi.Timestamp
-	winHi  pmapi.Timestamp
-	window bool
+	opt  options
+	out  *bufio.Writer
+	errw io.Writer
+	a    *archive.Archive
+	ns   nameSpace
+	hdr  map[pmapi.PMID][]byte // value-set headers, per PMID
+	// --json: each metric's fields, per PMID; a value's text
+	jsonMetrics map[pmapi.PMID]*jsonMetric
+	scratch     []byte
+	z           *pcptime.Zone
+	ver         int
+	start       pmapi.Timestamp // label start
+	buf         []byte
+	pmids       []pmapi.PMID // selected metrics, command-line order (nil = all)
+	sel         map[pmapi.PMID]bool
+	winLo       pmapi.Timestamp
+	winHi       pmapi.Timestamp
+	window      bool
 }
 
 // Main runs pmdumplog with args (without the program name), writing to
@@ -189,7 +193,7 @@ func (d *dumper) run(args []string) int {
 		case 'z':
 			o.hostzone = true
 		case 'V':
-			fmt.Fprintf(d.errw, "pmdumplog version %s\n", Version)
+			io.WriteString(d.errw, version.Banner("pmdumplog"))
 			return 0
 		case '?':
 			bad = true // the usage, after the other options' complaints
@@ -202,18 +206,18 @@ func (d *dumper) run(args []string) int {
 		bad = true
 	}
 	if bad {
-		fmt.Fprint(d.errw, usage)
+		fmt.Fprint(d.errw, usage+CLI.Help(args))
 		return 1
 	}
 	if o.rawSet {
 		if len(operands) > 0 || nopts > 1 {
-			fmt.Fprint(d.errw, usage)
+			fmt.Fprint(d.errw, usage+CLI.Help(args))
 			return 1
 		}
 		return d.rawDump(o.raw)
 	}
 	if len(operands) == 0 {
-		fmt.Fprint(d.errw, usage)
+		fmt.Fprint(d.errw, usage+CLI.Help(args))
 		return 1
 	}
 	if !sections {

@@ -1,19 +1,24 @@
 package dumplog
 
 import (
-	"encoding/json"
-	"fmt"
-	"math"
-	"time"
+	"sort"
+	"strconv"
 
 	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/internal/jsonfmt"
+	"github.com/pcpkit/pcpkit/internal/lhash"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
-// jsonRecord is the document --json prints for each record, one per line.
-// Field names are stable; see docs/json.md.
+// The documents --json prints, one per line (JSON Lines; field names are
+// stable, see docs/json.md), in the text's order of sections: the label
+// (-l, -L), one per metric descriptor (-d), one per instance domain state
+// (-i), then one per record (-m, and the default), written straight into
+// the output buffer: the records stream as fast as the text.
+
+// jsonRecord and jsonValue are a record line, as the tests read it.
 type jsonRecord struct {
-	Timestamp string      `json:"timestamp"` // RFC 3339, UTC, nanoseconds
+	Timestamp string      `json:"timestamp"` // jsonfmt.TimeLayout
 	Sec       int64       `json:"sec"`
 	Nsec      int32       `json:"nsec"`
 	Mark      bool        `json:"mark,omitempty"`
@@ -21,96 +26,263 @@ type jsonRecord struct {
 }
 
 type jsonValue struct {
-	PMID     string `json:"pmid"`
-	Name     string `json:"name,omitempty"`
-	Error    string `json:"error,omitempty"` // numval < 0
-	Inst     *int32 `json:"inst,omitempty"`
-	InstName string `json:"instname,omitempty"`
-	Type     string `json:"type,omitempty"`
-	Value    any    `json:"value,omitempty"`
+	PMID      string `json:"pmid"`
+	Name      string `json:"name,omitempty"`
+	Type      string `json:"type,omitempty"`
+	Semantics string `json:"semantics,omitempty"`
+	Units     string `json:"units,omitempty"`
+	Error     string `json:"error,omitempty"` // numval < 0
+	Inst      *int32 `json:"inst,omitempty"`
+	InstName  string `json:"instname,omitempty"`
+	Value     any    `json:"value,omitempty"`
 }
 
-// dumpJSON prints one JSON document per record (honouring -r, -S/-T, -M
-// and metric names as the text form does).
+// jsonMetric is what every value of a metric starts with: the object's
+// opening and the metric's fields, built once per PMID.
+type jsonMetric struct {
+	prefix []byte // {"pmid":...,"name":...,"type":...,"semantics":...,"units":...
+	desc   *pmapi.Desc
+}
+
+// dumpJSON prints the sections the options select as JSON Lines.
 func (d *dumper) dumpJSON() int {
-	enc := json.NewEncoder(d.out)
-	var encErr error
-	rc := d.walk(nil, func(r *archive.Record) {
-		if encErr != nil {
-			return
+	o := &d.opt
+	if o.label {
+		d.jsonLabel()
+	}
+	if o.descs {
+		d.jsonDescs()
+	}
+	if o.insts {
+		d.jsonInDoms()
+	}
+	if !o.metrics {
+		return 0
+	}
+	return d.walk(nil, func(r *archive.Record) {
+		b := append(d.buf, '{')
+		b = jsonfmt.AppendStamp(b, r.Stamp.Sec, int64(r.Stamp.Nsec))
+		if r.IsMark() {
+			b = append(b, `,"mark":true`...)
 		}
-		jr := jsonRecord{Timestamp: rfc3339(r.Stamp), Sec: r.Stamp.Sec, Nsec: r.Stamp.Nsec, Mark: r.IsMark()}
+		n := 0
 		for i := 0; i < r.NumPMID(); i++ {
-			p := r.PMID(i)
-			if d.sel != nil && !d.sel[p] {
+			if d.sel != nil && !d.sel[r.PMID(i)] {
 				continue
 			}
-			jr.Metrics = d.jsonValues(jr.Metrics, r, i)
+			b, n = d.jsonValues(b, r, i, n)
 		}
-		encErr = enc.Encode(&jr)
+		if n > 0 {
+			b = append(b, ']')
+		}
+		d.buf = append(b, '}', '\n')
+		d.flushBuf()
 	})
-	if encErr != nil {
-		return 1
-	}
-	return rc
 }
 
-// jsonValues appends the values of value set i of r.
-func (d *dumper) jsonValues(out []jsonValue, r *archive.Record, i int) []jsonValue {
-	p := r.PMID(i)
-	desc, _ := d.a.Meta().Desc(p)
-	base := jsonValue{PMID: p.String()}
-	if n := d.ns.Names(p); len(n) > 0 {
-		base.Name = n[0]
-	}
-	if desc != nil {
-		base.Type = desc.Type.String()
+// jsonValues appends the values of value set i of r to the "metrics"
+// array, n values being there already, and returns the new count.
+func (d *dumper) jsonValues(b []byte, r *archive.Record, i, n int) ([]byte, int) {
+	m := d.jsonMetric(r.PMID(i))
+	next := func() {
+		if n == 0 {
+			b = append(b, `,"metrics":[`...)
+		} else {
+			b = append(b, ',')
+		}
+		n++
+		b = append(b, m.prefix...)
 	}
 	nv := r.NumVal(i)
 	if nv < 0 {
-		base.Error = pmapi.Error(nv).Error()
-		return append(out, base)
+		next()
+		b = append(b, `,"error":`...)
+		b = jsonfmt.AppendString(b, pmapi.Error(nv).Error())
+		return append(b, '}'), n
 	}
+	snap := d.snapshot(m.desc, r.Stamp)
 	for j := 0; j < int(nv); j++ {
 		v := r.Value(i, j)
-		jv := base
+		next()
 		if v.Inst != pmapi.InstNull {
-			inst := v.Inst
-			jv.Inst = &inst
-			jv.InstName, _ = d.instName(desc, v.Inst, r.Stamp)
+			b = append(b, `,"inst":`...)
+			b = strconv.AppendInt(b, int64(v.Inst), 10)
+			if name, ok := lookupInst(snap, v.Inst); ok && name != "" {
+				b = append(b, `,"instname":`...)
+				b = jsonfmt.AppendString(b, name)
+			}
 		}
-		jv.Value = jsonScalar(desc, &v)
-		out = append(out, jv)
+		b = append(b, `,"value":`...)
+		b = appendJSONValue(b, m.desc, &v, &d.scratch)
+		b = append(b, '}')
 	}
-	return out
+	return b, n
 }
 
-func rfc3339(t pmapi.Timestamp) string {
-	return time.Unix(t.Sec, int64(t.Nsec)).UTC().Format("2006-01-02T15:04:05.000000000Z")
+// jsonMetric returns p's cached prefix.
+func (d *dumper) jsonMetric(p pmapi.PMID) *jsonMetric {
+	if m, ok := d.jsonMetrics[p]; ok {
+		return m
+	}
+	desc, _ := d.a.Meta().Desc(p)
+	b := append([]byte(nil), `{"pmid":"`...)
+	b = append(b, p.String()...)
+	b = append(b, '"')
+	if n := d.ns.Names(p); len(n) > 0 {
+		b = append(b, `,"name":`...)
+		b = jsonfmt.AppendString(b, n[0])
+	}
+	if desc != nil {
+		b = appendDescFields(b, desc)
+	}
+	m := &jsonMetric{prefix: b, desc: desc}
+	if d.jsonMetrics == nil {
+		d.jsonMetrics = map[pmapi.PMID]*jsonMetric{}
+	}
+	d.jsonMetrics[p] = m
+	return m
 }
 
-// jsonScalar gives a value as a JSON number or string; other types (and
-// non-finite floats) become the text pmdumplog would print.
-func jsonScalar(desc *pmapi.Desc, v *pmapi.Value) any {
-	if desc == nil {
-		return string(pmapi.AppendValue(nil, pmapi.TypeAggregate, v))
+// appendDescFields appends ,"type":...,"semantics":...,"units":... as
+// pminfo --json names them (units "none" for none); the type alone for a
+// metric not supported (NOSUPPORT).
+func appendDescFields(b []byte, desc *pmapi.Desc) []byte {
+	b = append(b, `,"type":`...)
+	b = jsonfmt.AppendString(b, desc.Type.String())
+	if desc.Type == pmapi.TypeNoSupport {
+		return b // the text, pmPrintDesc, stops there too
 	}
-	switch desc.Type {
+	b = append(b, `,"semantics":`...)
+	b = jsonfmt.AppendString(b, desc.Sem.String())
+	u := desc.Units.String()
+	if u == "" {
+		u = "none"
+	}
+	b = append(b, `,"units":`...)
+	return jsonfmt.AppendString(b, u)
+}
+
+// appendJSONValue appends a value as a JSON number (integers exactly,
+// finite floats as the text prints them) or string (strings; the text the
+// real pmdumplog prints for aggregates, events and non-finite floats).
+// scratch is a reusable buffer.
+func appendJSONValue(b []byte, desc *pmapi.Desc, v *pmapi.Value, scratch *[]byte) []byte {
+	t := pmapi.TypeAggregate
+	if desc != nil {
+		t = desc.Type
+	}
+	switch t {
 	case pmapi.Type32, pmapi.TypeU32, pmapi.Type64, pmapi.TypeU64:
-		return json.Number(pmapi.AppendValue(nil, desc.Type, v))
+		return pmapi.AppendValue(b, t, v)
 	case pmapi.TypeFloat, pmapi.TypeDouble:
-		s := string(pmapi.AppendValue(nil, desc.Type, v))
-		var f float64
-		if _, err := fmt.Sscan(s, &f); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
-			return json.Number(s)
+		start := len(b)
+		b = pmapi.AppendValue(b, t, v)
+		if jsonfmt.IsNumber(b[start:]) {
+			return b
 		}
-		return s
-	case pmapi.TypeString:
-		s := string(pmapi.AppendValue(nil, desc.Type, v))
-		if len(s) >= 2 {
-			s = s[1 : len(s)-1]
-		}
-		return s
+		*scratch = append((*scratch)[:0], b[start:]...)
+		return jsonfmt.AppendString(b[:start], string(*scratch))
 	}
-	return string(pmapi.AppendValue(nil, desc.Type, v))
+	s := pmapi.AppendValue((*scratch)[:0], t, v)
+	*scratch = s
+	if t == pmapi.TypeString && len(s) >= 2 {
+		s = s[1 : len(s)-1] // the text's quotes
+	}
+	return jsonfmt.AppendString(b, string(s))
+}
+
+// jsonLabel prints {"label":{...}}: the archive label's fields.
+func (d *dumper) jsonLabel() {
+	l := d.a.Label()
+	b := append(d.buf, `{"label":{"format_version":`...)
+	b = strconv.AppendInt(b, int64(l.Version), 10)
+	b = append(b, `,"host":`...)
+	b = jsonfmt.AppendString(b, l.Hostname)
+	b = append(b, `,"timezone":`...)
+	b = jsonfmt.AppendString(b, l.TZ)
+	if l.Version == 3 && l.Zoneinfo != "" {
+		b = append(b, `,"zoneinfo":`...)
+		b = jsonfmt.AppendString(b, l.Zoneinfo)
+	}
+	b = append(b, `,"pid":`...)
+	b = strconv.AppendInt(b, int64(l.PID), 10)
+	b = append(b, `,"features":`...)
+	b = strconv.AppendUint(b, uint64(l.Features), 10)
+	b = append(b, `,"start":`...)
+	b = jsonfmt.AppendTime(b, l.Start.Sec, int64(l.Start.Nsec))
+	b = append(b, `,"end":`...)
+	if end, err := d.a.End(); err == nil {
+		b = jsonfmt.AppendTime(b, end.Sec, int64(end.Nsec))
+	} else {
+		b = append(b, "null"...)
+	}
+	d.buf = append(b, "}}\n"...)
+	d.flushBuf()
+}
+
+// jsonDescs prints {"desc":{...}} per metric, in the text's order.
+func (d *dumper) jsonDescs() {
+	m := d.a.Meta()
+	h := lhash.New()
+	for _, desc := range m.Descs {
+		h.Add(uint32(desc.PMID))
+	}
+	for _, k := range h.Keys() {
+		desc, _ := m.Desc(pmapi.PMID(k))
+		b := append(d.buf, `{"desc":{"pmid":"`...)
+		b = append(b, desc.PMID.String()...)
+		b = append(b, `","names":[`...)
+		for i, n := range d.ns.Names(desc.PMID) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonfmt.AppendString(b, n)
+		}
+		b = append(b, ']')
+		if desc.InDom != pmapi.InDomNull && desc.Type != pmapi.TypeNoSupport {
+			b = append(b, `,"indom":"`...)
+			b = append(b, desc.InDom.String()...)
+			b = append(b, '"')
+		}
+		b = appendDescFields(b, desc)
+		d.buf = append(b, "}}\n"...)
+		d.flushBuf()
+	}
+}
+
+// jsonInDoms prints {"indom":{...}} per state of each instance domain, in
+// the text's order, the instances sorted by number.
+func (d *dumper) jsonInDoms() {
+	m := d.a.Meta()
+	h := lhash.New()
+	for _, in := range m.InDomOrder {
+		h.Add(uint32(in))
+	}
+	for _, k := range h.Keys() {
+		in := pmapi.InDom(k)
+		for _, s := range m.InDomHistory(in) {
+			b := append(d.buf, `{"indom":{"indom":"`...)
+			b = append(b, in.String()...)
+			b = append(b, `",`...)
+			b = jsonfmt.AppendStamp(b, s.Stamp.Sec, int64(s.Stamp.Nsec))
+			b = append(b, `,"instances":[`...)
+			idx := make([]int, len(s.Insts))
+			for i := range idx {
+				idx[i] = i
+			}
+			sort.SliceStable(idx, func(i, j int) bool { return s.Insts[idx[i]] < s.Insts[idx[j]] })
+			for n, i := range idx {
+				if n > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, `{"inst":`...)
+				b = strconv.AppendInt(b, int64(s.Insts[i]), 10)
+				b = append(b, `,"name":`...)
+				b = jsonfmt.AppendString(b, s.Names[i])
+				b = append(b, '}')
+			}
+			d.buf = append(b, "]}}\n"...)
+			d.flushBuf()
+		}
+	}
 }

@@ -3,6 +3,8 @@ package dumplog
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -79,5 +81,100 @@ func TestJSON(t *testing.T) {
 				t.Errorf("line %d: unexpected value %+v", i+1, m)
 			}
 		}
+	}
+}
+
+// TestJSONSections checks --json's sections against the text of the same
+// options, on every archive of testdata/archives: -l's label, -d's
+// descriptors (the text's order, names, type, semantics and units), -i's
+// instance domain states, and the records of -m, every value carrying
+// its metric's type, semantics and units.
+func TestJSONSections(t *testing.T) {
+	dir := testenv.ArchivesDir(t)
+	archives := testenv.Archives(t, dir)
+	if len(archives) == 0 {
+		t.Fatal("no archives in testdata/archives")
+	}
+	descRE := regexp.MustCompile(`(?m)^PMID: (\S+) \((.*)\)\n    Data Type: [^\n]*?(?:  InDom: (\S+) .*\n    Semantics: (\S+)  Units: (.*))?$`)
+	for _, a := range archives {
+		t.Run(a, func(t *testing.T) {
+			text, _, rc := run(t, dir, []string{"-l", "-d", "-i", "-m", a})
+			if rc != 0 {
+				t.Fatalf("text: rc %d", rc)
+			}
+			out, errs, rc := run(t, dir, []string{"--json", "-l", "-d", "-i", "-m", a})
+			if rc != 0 || errs != "" {
+				t.Fatalf("rc %d, stderr %q", rc, errs)
+			}
+			type desc struct{ names, indom, sem, units string }
+			var wantDescs []desc
+			byPMID := map[string]desc{}
+			for _, m := range descRE.FindAllStringSubmatch(text, -1) {
+				in := m[3]
+				if in == "PM_INDOM_NULL" || in == "" {
+					in = ""
+				}
+				d := desc{m[2], in, m[4], m[5]}
+				wantDescs = append(wantDescs, d)
+				byPMID[m[1]] = d
+			}
+			var gotDescs []desc
+			var labels, indoms, records, values int
+			for i, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+				var doc map[string]json.RawMessage
+				if err := json.Unmarshal([]byte(line), &doc); err != nil {
+					t.Fatalf("line %d is not JSON: %v\n%s", i+1, err, line)
+				}
+				switch {
+				case doc["label"] != nil:
+					labels++
+					var l struct {
+						Host       string `json:"host"`
+						Version    int    `json:"format_version"`
+						Start, End string
+					}
+					json.Unmarshal(doc["label"], &l)
+					if !strings.Contains(text, fmt.Sprintf("Log Label (Log Format Version %d)\nPerformance metrics from host %s\n", l.Version, l.Host)) ||
+						!strings.HasSuffix(l.Start, "Z") || !strings.HasSuffix(l.End, "Z") {
+						t.Errorf("label %s", doc["label"])
+					}
+				case doc["desc"] != nil:
+					var d struct {
+						PMID      string   `json:"pmid"`
+						Names     []string `json:"names"`
+						InDom     string   `json:"indom"`
+						Semantics string   `json:"semantics"`
+						Units     string   `json:"units"`
+					}
+					json.Unmarshal(doc["desc"], &d)
+					gotDescs = append(gotDescs, desc{strings.Join(d.Names, " or "), d.InDom, d.Semantics, d.Units})
+				case doc["indom"] != nil:
+					indoms++
+				default:
+					records++
+					var r jsonRecord
+					if err := json.Unmarshal([]byte(line), &r); err != nil || r.Timestamp == "" {
+						t.Fatalf("record line %d: %v\n%s", i+1, err, line)
+					}
+					for _, v := range r.Metrics {
+						values++
+						d, ok := byPMID[v.PMID]
+						if !ok || v.Semantics != d.sem || v.Units != d.units || v.Type == "" {
+							t.Errorf("line %d: value %+v, descriptor %+v", i+1, v, d)
+						}
+					}
+				}
+			}
+			if d := cmp.Diff(wantDescs, gotDescs, cmp.AllowUnexported(desc{})); d != "" {
+				t.Errorf("descriptors differ from the text's (-text +json):\n%s", d)
+			}
+			if want := strings.Count(text, " instances\n"); indoms != want {
+				t.Errorf("%d instance domain states, the text has %d", indoms, want)
+			}
+			// each record's first line starts with its time at column 0
+			if want := len(regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d\.\d+ `).FindAllString(strings.SplitN(text, "\n\n", 4)[3], -1)); labels != 1 || records != want || values == 0 {
+				t.Errorf("%d labels, %d records (text %d), %d values", labels, records, want, values)
+			}
+		})
 	}
 }

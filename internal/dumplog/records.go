@@ -180,10 +180,6 @@ func (d *dumper) record(r *archive.Record) {
 	d.flushBuf()
 }
 
-func (d *dumper) instName(desc *pmapi.Desc, inst int32, t pmapi.Timestamp) (string, bool) {
-	return lookupInst(d.snapshot(desc, t), inst)
-}
-
 // snapshot is the instance domain of desc in force at t, nil if none: a
 // record older than the domain's first state has no instance names
 // (libpcp's pmNameInDomArchive looks for a state at or before the time

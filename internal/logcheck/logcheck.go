@@ -30,6 +30,7 @@ import (
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/getopt"
 	"github.com/pcpkit/pcpkit/internal/pmctx"
+	"github.com/pcpkit/pcpkit/internal/version"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
@@ -72,14 +73,6 @@ Options:
   -Z TZ, --timezone=TZ  set reporting timezone
   -z, --hostzone        set reporting timezone to local time of metrics source
   -?, --help            show this usage message and exit
-`
-
-// extras is what --help (spelled in full) adds after the usage message.
-const extras = `
-pcpkit extras:
-  --repair=OUTPUT       write the readable part of a damaged archive as a
-                        new archive OUTPUT, and say on standard error what
-                        was left out
 `
 
 // Pass statuses (STS_*): a fatal one stops the check after pass 0.
@@ -140,6 +133,11 @@ type nameSource interface {
 // Main runs pmlogcheck with args (without the program name), writing to
 // stdout and stderr, and returns the exit status.
 func Main(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 1 && args[0] == "--version" {
+		// pcpkit's: the real pmlogcheck has no --version.
+		io.WriteString(stderr, version.Banner("pmlogcheck"))
+		return 0
+	}
 	c := &checker{
 		out:  bufio.NewWriterSize(stdout, 4<<10),
 		errw: bufio.NewWriterSize(stderr, 64<<10),
@@ -183,8 +181,8 @@ func (c *checker) run(args []string) int {
 	}
 	if o.Errors > 0 {
 		o.Usage(usage)
-		if !o.RuntimeErr && helpSpelled(args) {
-			c.errw.WriteString(extras)
+		if !o.RuntimeErr {
+			CLI.WriteExtensions(c.errw, args)
 		}
 		return 1
 	}
@@ -262,19 +260,6 @@ func (c *checker) repaired(status int) int {
 		return status
 	}
 	return c.repair(status)
-}
-
-// helpSpelled reports whether --help was given in full (before any "--").
-func helpSpelled(args []string) bool {
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		if a == "--help" {
-			return true
-		}
-	}
-	return false
 }
 
 // setNames works out the archive's directory and base name from its name

@@ -80,13 +80,6 @@ var (
 	codeAddrInUse  = int32(-98) // -EADDRINUSE (Linux)
 )
 
-// header is a PDU header.
-type header struct {
-	Len  int32
-	Type int32
-	From int32
-}
-
 func putHeader(b []byte, typ int32, from int32) {
 	binary.BigEndian.PutUint32(b[0:], uint32(len(b)))
 	binary.BigEndian.PutUint32(b[4:], uint32(typ))

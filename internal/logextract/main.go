@@ -12,6 +12,7 @@ import (
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/getopt"
+	"github.com/pcpkit/pcpkit/internal/version"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
@@ -34,6 +35,10 @@ var longOpts = []getopt.Long{
 
 // optSync is the code of --sync.
 const optSync = 1000
+
+// optVersion is the code of --version, pcpkit's: the real pmlogextract
+// has none (its -V is the output archive's format version).
+const optVersion = 1001
 
 const usage = `Usage: pmlogextract [options] input-archive output-archive
 
@@ -146,6 +151,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			bad = true
 		case optSync:
 			o.SyncEveryRecord = true
+		case optVersion:
+			io.WriteString(stderr, version.Banner(prog))
+			return 0
 		case 'X':
 			if op.Arg != "xz" && op.Arg != "zstd" {
 				name := "-X"
@@ -171,7 +179,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		bad = true
 	}
 	if bad {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage+CLI.Help(args))
 		return 1
 	}
 	o.Desperate = desperate
@@ -207,7 +215,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "%s: %s\n", prog, e.Msg)
 		}
 		if e.Usage {
-			fmt.Fprint(stderr, usage)
+			fmt.Fprint(stderr, usage+CLI.Help(args))
 		}
 		if e.NotCreated {
 			fmt.Fprintf(stderr, "Archive \"%s\" not created.\n", o.Output)
@@ -230,6 +238,9 @@ func splitExtras(args []string) (rest []string, extras []getopt.Opt) {
 			return append(rest, args[i:]...), extras
 		}
 		switch {
+		case a == "--version":
+			extras = append(extras, getopt.Opt{Short: optVersion, Name: "version"})
+			continue
 		case a == "--sync":
 			extras = append(extras, getopt.Opt{Short: optSync, Name: "sync"})
 			continue

@@ -42,13 +42,6 @@ const (
 	tHostname
 	tURL
 	tNumber
-
-	// internal: not returned by next
-	tLineMarker
-	tComment
-	tSpace
-	tNewline
-	tBad
 )
 
 // token is one token with the value the lexer gives it.

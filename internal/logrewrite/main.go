@@ -10,6 +10,7 @@ import (
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/getopt"
+	"github.com/pcpkit/pcpkit/internal/version"
 )
 
 const shortOpts = "c:CdD:iqsvV:w?"
@@ -49,6 +50,12 @@ output-archive is required unless -i is specified
 // to stdout and stderr, and returns the exit status, with the real
 // tool's options and messages (-D's debug output aside).
 func Main(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 1 && args[0] == "--version" {
+		// pcpkit's: the real pmlogrewrite's --version is -V, the
+		// output's format version, and wants an argument.
+		io.WriteString(stderr, version.Banner(prog))
+		return 0
+	}
 	evs, operands := getopt.ParseEvents(args, shortOpts, longOpts)
 	o := &Options{Stdout: stdout, Stderr: stderr}
 	errs := 0
@@ -105,6 +112,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			io.WriteString(stderr, n)
 		}
 		io.WriteString(stderr, usage)
+		CLI.WriteExtensions(stderr, args)
 		return 1
 	}
 	o.Input = operands[0]

@@ -93,23 +93,11 @@ func (s *summary) expandEach(args []string) ([]string, int) {
 	}
 	walk := func(dir string) int {
 		n := 0
-		filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-			if err != nil {
-				if p == dir {
-					return err
-				}
-				s.complain("%s: %s", p, archive.ErrText(err))
-				return nil
-			}
-			if e.IsDir() {
-				return nil
-			}
-			base, _ := splitCompressSuffix(e.Name())
-			if b, ok := strings.CutSuffix(base, ".meta"); ok && b != "" {
-				add(filepath.Join(filepath.Dir(p), b))
-				n++
-			}
-			return nil
+		walkArchives(dir, func(base string) {
+			add(base)
+			n++
+		}, func(p string, err error) {
+			s.complain("%s: %s", p, archive.ErrText(err))
 		})
 		return n
 	}
@@ -370,4 +358,55 @@ func (p *progress) stop() {
 	p.mu.Lock()
 	p.clear()
 	p.mu.Unlock()
+}
+
+// walkArchives calls found with the base name of every archive (a .meta
+// file, compressed or not) under dir, in lexical order as filepath.WalkDir
+// goes, following symbolic links to directories (dir itself may be one):
+// each directory is read once, so a link back up the tree ends there.
+// Errors below dir go to complain; an unreadable dir gives nothing.
+func walkArchives(dir string, found func(base string), complain func(path string, err error)) {
+	seen := map[string]bool{}
+	var walk func(d string, top bool)
+	walk = func(d string, top bool) {
+		real, err := filepath.EvalSymlinks(d)
+		if err == nil {
+			real, err = filepath.Abs(real)
+		}
+		if err != nil {
+			if !top {
+				complain(d, err)
+			}
+			return
+		}
+		if seen[real] {
+			return
+		}
+		seen[real] = true
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			if !top {
+				complain(d, err)
+			}
+			return
+		}
+		for _, e := range ents {
+			p := filepath.Join(d, e.Name())
+			isDir := e.IsDir()
+			if e.Type()&fs.ModeSymlink != 0 {
+				if st, err := os.Stat(p); err == nil && st.IsDir() {
+					isDir = true
+				}
+			}
+			if isDir {
+				walk(p, false)
+				continue
+			}
+			base, _ := splitCompressSuffix(e.Name())
+			if b, ok := strings.CutSuffix(base, ".meta"); ok && b != "" {
+				found(filepath.Join(d, b))
+			}
+		}
+	}
+	walk(dir, true)
 }

@@ -147,10 +147,12 @@ func TestEachExpansion(t *testing.T) {
 	if got := list("."); !slices.Equal(got, names) {
 		t.Errorf("--each .: %q, want %q", got, names)
 	}
-	var h3 []string
+	var h3, l3, n3 []string
 	for _, n := range names {
-		if strings.HasPrefix(n, "host03/") {
+		if rest, ok := strings.CutPrefix(n, "host03/"); ok {
 			h3 = append(h3, n)
+			l3 = append(l3, "link03/"+rest)
+			n3 = append(n3, "nest/h03/"+rest)
 		}
 	}
 	if got := list("host03"); !slices.Equal(got, h3) {
@@ -186,6 +188,25 @@ func TestEachExpansion(t *testing.T) {
 	os.Mkdir(filepath.Join(dir, "emptydir"), 0o755)
 	if _, errs, rc := run(t, dir, []string{"--each", "emptydir"}); rc != 1 || errs != "pmlogsummary: no archives in directory \"emptydir\"\n" {
 		t.Errorf("empty directory: exit %d, %q", rc, errs)
+	}
+
+	// Symbolic links to directories are followed, each directory read
+	// once: a link to a directory already met, or to itself, adds
+	// nothing.
+	for link, target := range map[string]string{"link03": "host03", "host03/self": ".", "nest/h03": "../host03"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, link)), 0o755)
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := list("link03"); !slices.Equal(got, l3) {
+		t.Errorf("--each link03 (a link to host03): %q, want %q", got, l3)
+	}
+	if got := list("nest"); !slices.Equal(got, n3) {
+		t.Errorf("--each nest (holding a link to host03): %q, want %q", got, n3)
+	}
+	if got := list("."); !slices.Equal(got, names) {
+		t.Errorf("--each . with links: %q, want %q", got, names)
 	}
 }
 

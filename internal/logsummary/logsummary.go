@@ -27,6 +27,7 @@ import (
 	"github.com/pcpkit/pcpkit/internal/cnum"
 	"github.com/pcpkit/pcpkit/internal/getopt"
 	"github.com/pcpkit/pcpkit/internal/metricspec"
+	"github.com/pcpkit/pcpkit/internal/version"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/pmns"
@@ -242,7 +243,7 @@ func (s *summary) run(args []string) int {
 		case 'v':
 			s.warnflag = true
 		case 'V':
-			fmt.Fprintf(s.errw, "pmlogsummary version %s\n", Version)
+			io.WriteString(s.errw, version.Banner("pmlogsummary"))
 			exitFlag = true
 		case 'x':
 			s.stocaveflag, s.timeaveflag, s.sumflag = true, false, false
@@ -317,7 +318,7 @@ func (s *summary) run(args []string) int {
 	}
 	if errs > 0 {
 		if !runtimeErr {
-			fmt.Fprint(s.errw, usage)
+			fmt.Fprint(s.errw, usage+CLI.Help(args))
 		}
 		return 1
 	}

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/pcpkit/pcpkit/internal/jsonfmt"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -106,9 +106,10 @@ func (o *options) csvHeader() []string {
 	return append(h, "units")
 }
 
-// appendStampJSON appends a time as RFC 3339 in UTC with microseconds.
+// appendStampJSON appends a time (microseconds, the resolution the tool
+// works at) in the one format of pcpkit's JSON times, jsonfmt.TimeLayout.
 func appendStampJSON(b []byte, t tv) []byte {
-	return time.Unix(t.sec, t.usec*1000).UTC().AppendFormat(b, "2006-01-02T15:04:05.000000Z07:00")
+	return time.Unix(t.sec, t.usec*1000).UTC().AppendFormat(b, jsonfmt.TimeLayout)
 }
 
 // appendNum appends a double in full: the shortest text that reads back
@@ -138,53 +139,15 @@ func appendNum(b []byte, f float64, quote bool) []byte {
 	return strconv.AppendFloat(b, f, 'f', -1, 64)
 }
 
-// appendJSONString appends s as a JSON string.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < 0x80 {
-			b = append(b, c)
-			i++
-			continue
-		}
-		if c < 0x80 {
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, `\ufffd`...)
-		} else {
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(b, '"')
-}
-
 // appendJSON appends the document as one line of JSON.
 func (d *doc) appendJSON(b []byte, o *options) []byte {
 	b = append(b, `{"archive":`...)
-	b = appendJSONString(b, d.archive)
+	b = jsonfmt.AppendString(b, d.archive)
 	if d.opened {
 		b = append(b, `,"host":`...)
-		b = appendJSONString(b, d.host)
+		b = jsonfmt.AppendString(b, d.host)
 		b = append(b, `,"timezone":`...)
-		b = appendJSONString(b, d.tz)
+		b = jsonfmt.AppendString(b, d.tz)
 		b = append(b, `,"format_version":`...)
 		b = strconv.AppendInt(b, int64(d.version), 10)
 	}
@@ -216,7 +179,7 @@ func (d *doc) appendJSON(b []byte, o *options) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, m)
+		b = jsonfmt.AppendString(b, m)
 	}
 	return append(b, "]}\n"...)
 }
@@ -237,7 +200,7 @@ func appendBool(b []byte, v bool) []byte { return strconv.AppendBool(b, v) }
 // appendJSON appends the row as a JSON object.
 func (r *row) appendJSON(b []byte, cols []column, nbins int) []byte {
 	b = append(b, `{"metric":`...)
-	b = appendJSONString(b, r.metric)
+	b = jsonfmt.AppendString(b, r.metric)
 	b = append(b, `,"pmid":"`...)
 	b = append(b, r.pmid.String()...)
 	b = append(b, `","inst":`...)
@@ -248,7 +211,7 @@ func (r *row) appendJSON(b []byte, cols []column, nbins int) []byte {
 	}
 	b = append(b, `,"instname":`...)
 	if r.named {
-		b = appendJSONString(b, r.instName)
+		b = jsonfmt.AppendString(b, r.instName)
 	} else {
 		b = append(b, "null"...)
 	}
@@ -293,7 +256,7 @@ func (r *row) appendJSON(b []byte, cols []column, nbins int) []byte {
 		}
 	}
 	b = append(b, `,"units":`...)
-	b = appendJSONString(b, r.units)
+	b = jsonfmt.AppendString(b, r.units)
 	return append(b, '}')
 }
 

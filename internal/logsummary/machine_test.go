@@ -437,17 +437,3 @@ func TestAppendNum(t *testing.T) {
 		}
 	}
 }
-
-func TestAppendJSONString(t *testing.T) {
-	for _, s := range []string{"", "a", `q"b\s`, "tab\tnl\n\x01\x7f", "héllo", "bad\xffutf8", "<&>"} {
-		got := appendJSONString(nil, s)
-		var back string
-		if err := json.Unmarshal(got, &back); err != nil {
-			t.Errorf("%q: %s is not JSON: %v", s, got, err)
-			continue
-		}
-		if want := strings.ToValidUTF8(s, "\ufffd"); back != want {
-			t.Errorf("%q: %s reads back as %q", s, got, back)
-		}
-	}
-}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pcpkit/pcpkit/internal/getopt"
 	"github.com/pcpkit/pcpkit/internal/pcpconf"
+	"github.com/pcpkit/pcpkit/internal/version"
 	"github.com/pcpkit/pcpkit/pmcd"
 	"github.com/pcpkit/pcpkit/pmns"
 )
@@ -167,7 +168,7 @@ func (p *Parser) standardOpt(o *Opts, c rune, arg string) {
 		o.Finish = &arg
 	case 'V':
 		o.Exit = true
-		o.Printf("%s version %s\n", o.Prog, Version)
+		o.Printf("%s", version.Banner(o.Prog))
 	case 'Z':
 		o.setTimeZone(arg)
 	case 'z':

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
-	"time"
 
 	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/internal/jsonfmt"
 	"github.com/pcpkit/pcpkit/internal/pmctx"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
@@ -89,7 +89,7 @@ func (t *tool) jsonMetric(name string, pmid pmapi.PMID, d *pmapi.Desc, res *pmap
 	}
 	if res != nil {
 		ts := res.Timestamp
-		m.Timestamp = time.Unix(ts.Sec, int64(ts.Nsec)).UTC().Format("2006-01-02T15:04:05.000000000Z")
+		m.Timestamp = jsonfmt.Time(ts.Sec, int64(ts.Nsec))
 		m.Sec, m.Nsec = &ts.Sec, &ts.Nsec
 		vs := &res.VSets[i]
 		if vs.NumVal < 0 {

@@ -86,16 +86,6 @@ Metrics options:
   -v, --verify          verify mode, be quiet and only report errors
 `
 
-// extras is what --help (spelled in full) adds after the usage message:
-// pcpkit's own sources and options.
-const extras = `
-pcpkit extras:
-  -h @                  metrics source is pcpkit's built-in collector
-                        (the linux PMDA's metrics from /proc and /sys,
-                        no pmcd needed)
-  --json                print one JSON object per metric (see docs/json.md)
-`
-
 // flags are pminfo's report options.
 type flags struct {
 	mid, fullmid, fulliid, desc, label, series  bool

@@ -20,7 +20,7 @@ func TestHelpExtras(t *testing.T) {
 		if rc != 1 || out != "" || !strings.Contains(errs, usage) {
 			t.Errorf("%v: rc %d, stdout %q, no usage message in stderr %q", tc.args, rc, out, errs)
 		}
-		if got := strings.HasSuffix(errs, usage+extras); got != tc.extras {
+		if got := strings.HasSuffix(errs, usage+CLI.Extensions()); got != tc.extras {
 			t.Errorf("%v: extras printed %v, want %v", tc.args, got, tc.extras)
 		}
 	}

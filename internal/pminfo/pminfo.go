@@ -54,7 +54,7 @@ func (t *tool) run(args []string) int {
 	o, operands := p.Parse(args, t.Errw, t.option)
 	t.Opts = o
 	if o.Errors > 0 || o.Exit {
-		return t.Usage(args, usage, extras)
+		return t.Usage(args, usage, CLI.Extensions())
 	}
 	f := &t.f
 	if o.Kind != pmctx.KindNone {

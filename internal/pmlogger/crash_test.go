@@ -19,11 +19,10 @@ import (
 	"github.com/pcpkit/pcpkit/internal/testenv"
 )
 
-// The kill test: pcpkit's pmlogger command (built from cmd/pmlogger)
-// records from the fake source (selected by PCPKIT_PMLOGGER_FAKE) every
-// millisecond and is killed with SIGKILL at crashKills random moments.
-// It prints the number of data records written after each one
-// (PCPKIT_PMLOGGER_PROGRESS=1). Whatever it leaves behind must be an
+// The kill test: pcpkit's pmlogger (the test binary run as pmlogger:
+// TestMain, fakeMainEnv) records from the fake source every millisecond
+// and is killed with SIGKILL at crashKills random moments. It prints the
+// number of data records written after each one. Whatever it leaves behind must be an
 // archive that
 //
 //   - pcpkit reads to its end, or to a partial last record of its last
@@ -53,7 +52,7 @@ func startLogger(t *testing.T, exe, dir string, args []string, env ...string) *r
 	r.cmd = exec.Command(exe, args...)
 	r.cmd.Dir = dir
 	// (A killed logger leaves its pmlc control files: in dir.)
-	r.cmd.Env = append(os.Environ(), FakeEnv+"=real", FakeProgressEnv+"=1", "TZ=UTC", "PCP_TMP_DIR="+dir, "PCP_RUN_DIR="+dir)
+	r.cmd.Env = append(os.Environ(), fakeMainEnv+"=real", "TZ=UTC", "PCP_TMP_DIR="+dir, "PCP_RUN_DIR="+dir)
 	r.cmd.Env = append(r.cmd.Env, env...)
 	out, err := r.cmd.StdoutPipe()
 	if err != nil {
@@ -85,7 +84,12 @@ func TestCrashSafety(t *testing.T) {
 	if k := os.Getenv("PCPKIT_KEEP"); k != "" {
 		dir = k
 	}
-	exe := testenv.BuildCommand(t, "pmlogger", dir)
+	// The test binary itself is the logger (TestMain, fakeMainEnv): the
+	// fake source is test code, not in cmd/pmlogger.
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
 	cfg := filepath.Join(dir, "crash.config")
 	if err := os.WriteFile(cfg, []byte("log mandatory on 1 msec { fake.seq fake.counter fake.disk.read fake.string }\nlog mandatory on once { fake.instant }\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -97,7 +101,7 @@ func TestCrashSafety(t *testing.T) {
 		args []string
 		env  []string
 	}
-	pdu := []string{FakePDUEnv + "=1"}
+	pdu := []string{fakePDUEnv + "=1"}
 	modes := []mode{
 		{args: []string{"-V", "2"}},
 		{args: []string{"-V", "3", "-v", "150"}},

@@ -19,7 +19,7 @@ import (
 	"github.com/pcpkit/pcpkit/internal/logctl"
 	"github.com/pcpkit/pcpkit/internal/loggerconf"
 	"github.com/pcpkit/pcpkit/internal/pcpconf"
-	"github.com/pcpkit/pcpkit/internal/pmlogger/fakesource"
+	"github.com/pcpkit/pcpkit/internal/version"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/pmns"
@@ -114,27 +114,23 @@ Options:
   -?, --help            show this usage message and exit
 `
 
-// Hooks for the live sources other packages provide (set by
-// cmd/pmlogger): DialPMCD connects to a pmcd ("local:", "host",
-// "host:port", "unix:"), Builtin starts the built-in /proc collector.
-var (
+// Sources are the sources pmlogger can record from, passed in by its
+// caller: cmd/pmlogger gives the pmcd client and the built-in collector;
+// the tests give a fake.
+type Sources struct {
+	// DialPMCD connects to a pmcd ("local:", "host", "host:port",
+	// "unix:"); nil: no pmcd client in the build.
 	DialPMCD func(spec string) (source.Source, error)
-	Builtin  func() (source.Source, error)
-)
-
-// FakeEnv is the environment variable that makes the command record from
-// fakesource instead of a live source (for pcpkit's own tests; see
-// docs/pmlogger.md): its value is the fake clock step ("real" for the
-// wall clock). FakeProgressEnv set to 1 makes it print the number of data
-// records written on stdout after each one.
-const (
-	FakeEnv         = "PCPKIT_PMLOGGER_FAKE"
-	FakeProgressEnv = "PCPKIT_PMLOGGER_PROGRESS"
-	// FakePDUEnv set to 1 makes the fake source serve its fetches as
-	// RESULT PDUs that can be left in flight (fakesource.PDUSource), as
-	// a pmcd does: the fast path and deferred replies are taken.
-	FakePDUEnv = "PCPKIT_PMLOGGER_FAKE_PDU"
-)
+	// Builtin starts the built-in /proc collector; nil: not in the
+	// build (-h @ says so).
+	Builtin func() (source.Source, error)
+	// Fake, when not nil, is recorded from whatever the options say,
+	// with "fake:" for the log's "via" (tests only).
+	Fake func() source.Source
+	// Progress, when not nil, is called with the number of data
+	// records written after each one.
+	Progress func(records int)
+}
 
 // parseDelta parses an interval option's argument as pmParseInterval
 // does; an error goes to pending with the real tool's message
@@ -189,9 +185,7 @@ func parseSize(arg string) (Limit, string, bool) {
 	}
 	// A number followed by something else.
 	suf := strings.ToLower(arg[k:])
-	if strings.HasSuffix(suf, "s") {
-		suf = suf[:len(suf)-1]
-	}
+	suf = strings.TrimSuffix(suf, "s")
 	shown := arg[:k] + suf
 	switch suf {
 	case "b", "byte":
@@ -346,14 +340,21 @@ func (o *cliOptions) parse(args []string, stderr, pending *strings.Builder) []st
 // Main runs the pmlogger command with args (without the program name)
 // and returns its exit status. Signals (SIGHUP, SIGINT, SIGTERM) are
 // handled while it records.
-func Main(args []string, stdout, stderr io.Writer) int {
+func Main(args []string, stdout, stderr io.Writer, srcs Sources) int {
 	var errb, pending strings.Builder
 	o := &cliOptions{writeLag: DefaultWriteLag}
+	if len(args) == 1 && args[0] == "--version" {
+		// pcpkit's: the real pmlogger's --version is -V, the
+		// archive's format version, and wants an argument; alone it
+		// is an error there.
+		io.WriteString(stderr, version.Banner("pmlogger"))
+		return 0
+	}
 	operands := o.parse(args, &errb, &pending)
 	if o.errors > 0 {
 		io.WriteString(stderr, errb.String())
 		io.WriteString(stderr, pending.String())
-		io.WriteString(stderr, usage)
+		io.WriteString(stderr, usage+CLI.Help(args))
 		return 1
 	}
 	io.WriteString(stderr, errb.String())
@@ -417,7 +418,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 
 	// The source.
-	src, via, err := openSource(o, log, stderr)
+	src, via, err := srcs.open(o, log, stderr)
 	if err != nil {
 		fmt.Fprintf(log, "%v\n", err)
 		return finished(1)
@@ -524,9 +525,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		},
 		LogStates: states,
 	}
-	if os.Getenv(FakeProgressEnv) == "1" {
-		opts.Progress = func(n int) { fmt.Fprintf(stdout, "%d\n", n) }
-	}
+	opts.Progress = srcs.Progress
 	if o.finishSet {
 		t, perr := finishTime(o.finish, zone)
 		if perr != nil {
@@ -609,25 +608,17 @@ func createMessage(err error, host, base string) string {
 	return err.Error()
 }
 
-// openSource connects to the source the options name and returns it
-// with the "via" text of the log.
-func openSource(o *cliOptions, log, stderr io.Writer) (source.Source, string, error) {
-	if step := os.Getenv(FakeEnv); step != "" {
-		d, err := time.ParseDuration(step)
-		f := fakesource.New(time.Now(), d)
-		if err != nil || step == "real" {
-			f.RealClock = true
-		}
-		if os.Getenv(FakePDUEnv) == "1" {
-			return fakesource.NewPDU(f), "fake:", nil
-		}
-		return f, "fake:", nil
+// open connects to the source the options name and returns it with the
+// "via" text of the log.
+func (srcs Sources) open(o *cliOptions, log, stderr io.Writer) (source.Source, string, error) {
+	if srcs.Fake != nil {
+		return srcs.Fake(), "fake:", nil
 	}
 	builtin := func() (source.Source, string, error) {
-		if Builtin == nil {
+		if srcs.Builtin == nil {
 			return nil, "", errors.New("pmlogger: the built-in collector is not available in this build")
 		}
-		s, err := Builtin()
+		s, err := srcs.Builtin()
 		if err != nil {
 			return nil, "", fmt.Errorf("pmlogger: Cannot start the built-in collector: %v", err)
 		}
@@ -636,7 +627,7 @@ func openSource(o *cliOptions, log, stderr io.Writer) (source.Source, string, er
 	if o.builtin || o.host == "@" {
 		return builtin()
 	}
-	if DialPMCD == nil {
+	if srcs.DialPMCD == nil {
 		return nil, "", errors.New("pmlogger: no pmcd client in this build")
 	}
 	spec := o.host
@@ -652,7 +643,7 @@ func openSource(o *cliOptions, log, stderr io.Writer) (source.Source, string, er
 			return builtin()
 		}
 	}
-	s, err := DialPMCD(spec)
+	s, err := srcs.DialPMCD(spec)
 	if err != nil {
 		return nil, "", fmt.Errorf("pmlogger: Cannot connect to PMCD on host \"%s\": %s", spec, strerr(err))
 	}

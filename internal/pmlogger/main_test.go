@@ -19,7 +19,6 @@ import (
 // runMain runs Main in dir with the fake source.
 func runMain(t *testing.T, dir string, args ...string) (stdout, stderr string, rc int) {
 	t.Helper()
-	t.Setenv(FakeEnv, "10ms")
 	t.Setenv("TZ", "UTC")
 	// The pmlc control files (map file, socket) go to the test's
 	// directory, not the system's.
@@ -31,7 +30,7 @@ func runMain(t *testing.T, dir string, args ...string) (stdout, stderr string, r
 	}
 	defer os.Chdir(wd)
 	var out, errb strings.Builder
-	rc = Main(args, &out, &errb)
+	rc = Main(args, &out, &errb, fakeSources(10*time.Millisecond, false))
 	return out.String(), errb.String(), rc
 }
 
@@ -124,7 +123,6 @@ Log finished DATE
 	}
 
 	// A missing configuration file.
-	_, _, rc = runMain(t, dir, "-c", "nonexist", "-l", "-", "a2")
 	_, errb, rc = runMain(t, dir, "-c", "nonexist", "-l", "-", "a2")
 	if rc != 1 || !strings.Contains(errb, "pmlogger: Cannot open config file \"nonexist\": No such file or directory\n\nLog finished ") {
 		t.Errorf("rc %d\n%s", rc, errb)
@@ -185,10 +183,10 @@ func TestMainBuiltinFallback(t *testing.T) {
 	}
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "c"), []byte("log mandatory on 10 msec { kernel.all.load hinv.ncpu kernel.all.cpu.user }\n"), 0o644)
-	oldBuiltin, oldDial := Builtin, DialPMCD
-	defer func() { Builtin, DialPMCD = oldBuiltin, oldDial }()
-	DialPMCD = func(spec string) (source.Source, error) { return pmcd.Dial(spec) }
-	Builtin = func() (source.Source, error) { return collector.New() }
+	srcs := Sources{
+		DialPMCD: func(spec string) (source.Source, error) { return pmcd.Dial(spec) },
+		Builtin:  func() (source.Source, error) { return collector.New() },
+	}
 	t.Setenv("PMCD_PORT", "1")
 	t.Setenv("PMCD_SOCKET", filepath.Join(dir, "no-such-socket"))
 	run := func(args ...string) (string, string, int) {
@@ -202,7 +200,7 @@ func TestMainBuiltinFallback(t *testing.T) {
 		os.Chdir(dir)
 		defer os.Chdir(wd)
 		var out, errb strings.Builder
-		rc := Main(args, &out, &errb)
+		rc := Main(args, &out, &errb, srcs)
 		return out.String(), errb.String(), rc
 	}
 	_, errb, rc := run("-c", "c", "-s", "3", "-l", "f.log", "f")

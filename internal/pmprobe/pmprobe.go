@@ -19,6 +19,7 @@ import (
 	"github.com/pcpkit/pcpkit/internal/cnum"
 	"github.com/pcpkit/pcpkit/internal/getopt"
 	"github.com/pcpkit/pcpkit/internal/pmctx"
+	"github.com/pcpkit/pcpkit/internal/version"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -83,14 +84,6 @@ Reporting options:
   -v, --values          list metric values
 `
 
-// extras is what --help (spelled in full) adds after the usage message.
-const extras = `
-pcpkit extras:
-  -h @                  metrics source is pcpkit's built-in collector
-                        (the linux PMDA's metrics from /proc and /sys,
-                        no pmcd needed)
-`
-
 // tool holds one run's state.
 type tool struct {
 	*pmctx.Session
@@ -151,7 +144,7 @@ func (t *tool) option(o *pmctx.Opts, opt getopt.Opt) {
 	case 'F':
 		t.faster = true
 	case 'd':
-		o.Printf("%s version %s\n", o.Prog, pmctx.Version)
+		o.Printf("%s", version.Banner(o.Prog))
 		o.Exit = true
 	case 'V':
 		t.verbose = true
@@ -171,7 +164,7 @@ func (t *tool) run(args []string) int {
 	o, operands := p.Parse(args, t.Errw, t.option)
 	t.Opts = o
 	if o.Errors > 0 || o.Exit {
-		return t.Usage(args, usage, extras)
+		return t.Usage(args, usage, CLI.Extensions())
 	}
 	t.Open(false)
 	defer t.C.Close()

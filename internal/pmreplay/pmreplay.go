@@ -29,13 +29,14 @@ import (
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/derive"
 	"github.com/pcpkit/pcpkit/internal/getopt"
+	"github.com/pcpkit/pcpkit/internal/version"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/pmns"
 	"github.com/pcpkit/pcpkit/replay"
 )
 
-const shortOpts = "a:D:t:S:T:O:s:zZ:o:P:0:l:rH"
+const shortOpts = "a:D:t:S:T:O:s:zZ:o:P:0:l:rHV?"
 
 const optJSON = 1000
 
@@ -56,6 +57,8 @@ var longOpts = []getopt.Long{
 	{Name: "raw", Short: 'r'},
 	{Name: "no-header", Short: 'H'},
 	{Name: "json", Short: optJSON, Exact: true},
+	{Name: "version", Short: 'V'},
+	{Name: "help", Short: '?'},
 }
 
 const usage = `Usage: pmreplay [option...] metricspec [...]
@@ -81,6 +84,8 @@ Options:
   -r, --raw                 raw counter values (no rate conversion)
   -H, --no-header           no header line
   --json                    JSON Lines output (see docs/json.md)
+  -V, --version             display the PCP and pcpkit versions and exit
+  -?, --help                show this usage message and exit
 `
 
 type options struct {
@@ -94,6 +99,7 @@ type options struct {
 	precision, precisionForce int // -1: not given
 	delimiter                 string
 	raw, noHeader, json       bool
+	version, help             bool // -V, -?: print and exit 0
 	metrics                   []string
 }
 
@@ -103,6 +109,14 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	out := bufio.NewWriterSize(stdout, 256<<10)
 	defer out.Flush()
 	o, msg := parse(args)
+	switch {
+	case o != nil && o.version:
+		io.WriteString(stderr, version.Banner("pmreplay"))
+		return 0
+	case o != nil && o.help:
+		io.WriteString(stderr, usage)
+		return 0
+	}
 	if msg != "" {
 		io.WriteString(stderr, msg)
 		if !strings.HasPrefix(msg, "pmreplay: ") || strings.Contains(msg, "Usage") {
@@ -182,7 +196,14 @@ func parse(args []string) (*options, string) {
 			o.noHeader = true
 		case optJSON:
 			o.json = true
+		case 'V':
+			o.version = true
+		case '?':
+			o.help = true
 		}
+	}
+	if errs.Len() == 0 && (o.version || o.help) {
+		return o, ""
 	}
 	if errs.Len() == 0 {
 		switch {

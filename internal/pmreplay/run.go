@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/internal/jsonfmt"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/replay"
@@ -372,7 +373,7 @@ func appendInt[T ~int | ~int64 | ~int32](b []byte, v T, digits int) []byte {
 // column with a value, full precision.
 func (r *report) jsonLine(ts pmapi.Timestamp) {
 	b := append(r.line[:0], `{"timestamp":"`...)
-	b = time.Unix(ts.Sec, int64(ts.Nsec)).UTC().AppendFormat(b, "2006-01-02T15:04:05.000000000Z")
+	b = time.Unix(ts.Sec, int64(ts.Nsec)).UTC().AppendFormat(b, jsonfmt.TimeLayout)
 	b = append(b, `","sec":`...)
 	b = strconv.AppendInt(b, ts.Sec, 10)
 	b = append(b, `,"nsec":`...)

@@ -53,6 +53,7 @@ func compareReal(t *testing.T, dir string, args []string, env ...string) bool {
 	}
 	wout, werr, wrc := testenv.RunCommand(t, dir, testenv.RealEnv(env...), testenv.RealTool(t, "pmval"), args...)
 	out, errs, rc := run(t, dir, args, env...)
+	out, errs = testenv.AsReal(out), testenv.AsReal(errs)
 	ok := true
 	what := "pmval " + strings.Join(args, " ")
 	if d := cmp.Diff(string(wout), out); d != "" {

@@ -6,8 +6,8 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"time"
 
+	"github.com/pcpkit/pcpkit/internal/jsonfmt"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -73,7 +73,7 @@ func (t *tool) startJSON() {
 }
 
 func rfc3339(ts pmapi.Timestamp) string {
-	return time.Unix(ts.Sec, int64(ts.Nsec)).UTC().Format("2006-01-02T15:04:05.000000000Z")
+	return jsonfmt.Time(ts.Sec, int64(ts.Nsec))
 }
 
 func (t *tool) jsonEmit(v any) {

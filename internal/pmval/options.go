@@ -9,6 +9,7 @@ import (
 
 	"github.com/pcpkit/pcpkit/derive"
 	"github.com/pcpkit/pcpkit/internal/getopt"
+	"github.com/pcpkit/pcpkit/internal/version"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmcd"
 	"github.com/pcpkit/pcpkit/pmns"
@@ -258,7 +259,7 @@ func parse(args []string, stderr *strings.Builder, pending *strings.Builder) (*o
 			o.hostzone = true
 		case 'V':
 			o.version = true
-			fmt.Fprintf(pending, "pmval version %s\n", Version)
+			pending.WriteString(version.Banner("pmval"))
 		case '?':
 			o.errors++
 		case optDerived:

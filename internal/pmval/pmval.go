@@ -124,7 +124,7 @@ func (t *tool) run(args []string) int {
 	}
 	usageFail := func() int {
 		io.WriteString(t.errw, pending.String())
-		io.WriteString(t.errw, usageText())
+		io.WriteString(t.errw, usageText()+CLI.Help(args))
 		return 1
 	}
 	if o.errors == 0 && len(operands) == 0 {

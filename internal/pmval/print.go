@@ -54,11 +54,11 @@ func (t *tool) timestamp(ts pmapi.Timestamp) {
 	c := t.zone.Civil(ts.Sec)
 	b := t.stamp[:0]
 	if t.xflag == 0 {
-		b = pcptime.AppendClock(nil, c)
+		b = pcptime.AppendClock(b, c)
 		b = append(b, '.')
 		b = appendPadded(b, int64(ts.Nsec)/1e6, 3)
 	} else {
-		b = pcptime.AppendCtimeDate(nil, c)
+		b = pcptime.AppendCtimeDate(b, c)
 		b = append(b, ' ')
 		b = pcptime.AppendClock(b, c)
 		b = append(b, '.')

@@ -26,7 +26,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,6 +33,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/pcpkit/pcpkit/internal/version"
 )
 
 // RealTimeout bounds one run of a real PCP tool in RunReal.
@@ -93,9 +93,19 @@ func Interop() bool { return os.Getenv("PCP_INTEROP") == "1" }
 // distributions use /usr/libexec/pcp/bin.
 var realToolDirs = []string{"/usr/bin", "/usr/libexec/pcp/bin", "/usr/lib/pcp/bin"}
 
+// NoRealToolsEnv names the environment variable that, set to 1, makes
+// the real PCP tools count as not installed: how a machine without PCP is
+// tried on one with it (with PMCD_PORT and PMCD_SOCKET pointing nowhere
+// for "no pmcd", and PCPKIT_PCP638_ROOT for "no PCP 6.3.8").
+const NoRealToolsEnv = "PCPKIT_NO_REAL_TOOLS"
+
 // FindRealTool is RealTool without a testing.TB: it returns the path of the
-// real PCP tool name, or "" when it is not installed.
+// real PCP tool name, or "" when it is not installed (or $PCPKIT_NO_REAL_TOOLS
+// is 1).
 func FindRealTool(name string) string {
+	if os.Getenv(NoRealToolsEnv) == "1" {
+		return ""
+	}
 	for _, dir := range realToolDirs {
 		p := filepath.Join(dir, name)
 		if isExecutable(p) {
@@ -713,6 +723,7 @@ func ArchivesDir(t testing.TB) string {
 // +pcpkit), and the exit status. what names the run in the messages.
 func CompareRun(t testing.TB, tool, what string, wantOut, wantErr string, wantRC int, gotOut, gotErr string, gotRC int) {
 	t.Helper()
+	gotOut, gotErr = AsReal(gotOut), AsReal(gotErr)
 	if d := cmp.Diff(wantOut, gotOut); d != "" {
 		t.Errorf("%s: stdout differs from the real %s (-real +pcpkit):\n%s", what, tool, d)
 	}
@@ -724,6 +735,17 @@ func CompareRun(t testing.TB, tool, what string, wantOut, wantErr string, wantRC
 	}
 }
 
+// AsReal is a pcpkit tool's output without what pcpkit adds to the real
+// tool's: the line --version prints after the real tool's
+// (version.Strip), and the "pcpkit extensions" section --help prints
+// after the usage message (cli.Tool.Extensions), which ends the output.
+func AsReal(s string) string {
+	if i := strings.Index(s, "\npcpkit extensions:\n"); i >= 0 {
+		s = s[:i]
+	}
+	return version.Strip(s)
+}
+
 // BuildCommand builds pcpkit's cmd/<name> into dir and returns the
 // binary's path, for tests that run the command as a process (kill
 // tests, side-by-side recordings).
@@ -731,7 +753,7 @@ func BuildCommand(t testing.TB, name, dir string) string {
 	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+		t.Skipf("no go command on PATH to build cmd/%s with: skipping", name)
 	}
 	exe := filepath.Join(dir, name)
 	cmd := exec.Command(goTool, "build", "-o", exe, "./cmd/"+name)

@@ -93,6 +93,18 @@ func TestRealToolMissing(t *testing.T) {
 	}
 }
 
+// TestNoRealTools checks that $PCPKIT_NO_REAL_TOOLS=1 hides an installed
+// tool (sh stands for one).
+func TestNoRealTools(t *testing.T) {
+	if FindRealTool("sh") == "" {
+		t.Skip("no sh to hide")
+	}
+	t.Setenv(NoRealToolsEnv, "1")
+	if p := FindRealTool("sh"); p != "" {
+		t.Errorf("with %s=1: FindRealTool(sh) = %q", NoRealToolsEnv, p)
+	}
+}
+
 func TestRealEnv(t *testing.T) {
 	t.Setenv("TZ", "Australia/Melbourne")
 	t.Setenv("PCP_DERIVED_CONFIG", "/some/file")

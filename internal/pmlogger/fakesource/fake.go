@@ -544,14 +544,6 @@ func (s *Source) addU64(inst int32, bt pmapi.Type, v uint64) {
 	s.addBlock(inst, bt, from)
 }
 
-// nativeU64 is the payload of a 64-bit value block as archives and PDUs
-// carry it (big-endian; pmapi.AppendValue reads it so).
-func nativeU64(v uint64) []byte {
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], v)
-	return b[:]
-}
-
 // String describes the source (for logs).
 func (s *Source) String() string { return fmt.Sprintf("fakesource(%d fetches)", s.N()) }
 
