@@ -99,6 +99,7 @@ const (
 func isUndefined(s uint8) bool { return s&sUndefined != 0 }
 func isMark(s uint8) bool      { return s&sMark != 0 }
 func isScanned(s uint8) bool   { return s&sScanned != 0 }
+func isValue(s uint8) bool     { return s&sValue != 0 }
 
 // How update treats <mark>s and searches (libpcp's UPD_MARK_*).
 const (
@@ -178,6 +179,7 @@ type Interp struct {
 	want      []*inst
 	profile   Profile
 	wrap      bool
+	rule      Rule
 	end       float64   // the end of the archive, once read (libpcp's ac_end)
 	pend      []pending // roll's run of records passed over
 	reread    Record    // a record read again
@@ -207,6 +209,32 @@ func New(src Source) *Interp {
 // PCP_COUNTER_WRAP is in the environment. With wrap on, a counter that
 // goes down is taken to have wrapped once.
 func (ip *Interp) SetWrap(on bool) { ip.wrap = on }
+
+// Rule is how an Interp chooses the value of an INSTANT or DISCRETE
+// metric between two recorded values (COUNTER metrics are interpolated
+// linearly under every rule). It is where libpcp versions differ.
+type Rule uint8
+
+const (
+	// PriorRule takes the value recorded at or before the requested
+	// time, as libpcp did up to PCP 6.3.1 (6.0.3 included): a step
+	// function that changes at each recorded value.
+	PriorRule Rule = iota
+	// NearestRule takes the value recorded nearest the requested time,
+	// the earlier one on a tie, as libpcp does since PCP 6.3.2 (6.3.8
+	// included; PCP issue #433). A DISCRETE metric with no value after
+	// the requested time (at the end of the archive, or before a
+	// <mark>) keeps the value before it.
+	NearestRule
+)
+
+// SetRule sets the rule for INSTANT and DISCRETE metrics (PriorRule for
+// a new Interp). The bounds held are the same under every rule, so it
+// may change between fetches.
+func (ip *Interp) SetRule(r Rule) { ip.rule = r }
+
+// Rule is the rule set by SetRule.
+func (ip *Interp) Rule() Rule { return ip.rule }
 
 // SetProfile sets the instance profile of later fetches.
 func (ip *Interp) SetProfile(p Profile) { ip.profile = p }

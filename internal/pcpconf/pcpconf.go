@@ -78,6 +78,11 @@ func Version() string {
 	return Version603
 }
 
+// Release maps a version string to the version pcpkit behaves as (see
+// releaseOf): "6.0", "6.0.N" to Version603, "6.3", "6.3.N" to
+// Version638; false for anything else.
+func Release(v string) (string, bool) { return releaseOf(v) }
+
 // releaseOf maps a version string to the version pcpkit behaves as: 6.0
 // releases ("6.0", "6.0.N") to Version603, 6.3 releases to Version638.
 func releaseOf(v string) (string, bool) {
