@@ -4,8 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/pcpkit/pcpkit/internal/pcpconf"
+	"github.com/pcpkit/pcpkit/internal/testenv"
 )
 
 // TestErrStr: the texts are the real pmerr's, `pmerr CODE` printing
@@ -126,5 +130,38 @@ func TestErrorCodesPmerr(t *testing.T) {
 func BenchmarkErrStr(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		_ = ErrStr(int32(ErrEOL))
+	}
+}
+
+// TestErrStr638 compares ErrStrOf for PCP 6.3.8 with `pmerr -l` of the
+// real PCP 6.3.8 (its chroot): every code it lists has its text, and
+// ErrArg is the one code 6.3.8 adds.
+func TestErrStr638(t *testing.T) {
+	c := testenv.Real638(t)
+	out, _ := c.Command("/", nil, "pmerr", "-l").Output() // exits with status 1
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(lines) < 2 {
+		t.Fatalf("pmerr -l printed %q", out)
+	}
+	n := 0
+	for _, l := range lines[1:] {
+		f := strings.Fields(l)
+		code, err := strconv.ParseInt(f[0], 10, 32)
+		if err != nil || len(f) < 3 {
+			t.Fatalf("pmerr -l line %q", l)
+		}
+		if got, want := ErrStrOf(int32(code), pcpconf.Version638), strings.Join(f[2:], " "); got != want {
+			t.Errorf("%d %s: %q, 6.3.8 says %q", code, f[1], got, want)
+		}
+		if Error(code).Name() == "" && Error(code) != ErrArg {
+			t.Errorf("%d %s: a code 6.0.3 does not have", code, f[1])
+		}
+		n++
+	}
+	if n != len(ErrorCodes())+1 {
+		t.Errorf("6.3.8 lists %d codes, 6.0.3 %d (+1: ErrArg)", n, len(ErrorCodes()))
+	}
+	if got := ErrStrOf(int32(ErrArg), pcpconf.Version603); got != "No such PMAPI error code (-12415)" {
+		t.Errorf("6.0.3 PM_ERR_ARG: %q", got)
 	}
 }

@@ -13,8 +13,8 @@ import (
 	"github.com/pcpkit/pcpkit/internal/testenv"
 )
 
-// TestUsageVersion: the usage message is the real pmval's, and names the
-// derived metric language when it is PCP 6.3.8's.
+// TestUsageVersion: the usage message is the real pmval's of the PCP
+// version pcpkit behaves as: 6.3.8's calls an archive "a PCP archive".
 func TestUsageVersion(t *testing.T) {
 	t.Setenv("PCPKIT_PCP_VERSION", "6.0.3")
 	if got := usageText(); got != usage {
@@ -22,11 +22,11 @@ func TestUsageVersion(t *testing.T) {
 	}
 	t.Setenv("PCPKIT_PCP_VERSION", "6.3.8")
 	got := usageText()
-	if !strings.Contains(got, derivedUsage+"                        (PCP 6.3.8's language") {
-		t.Errorf("6.3.8: the --derived line does not name the language:\n%s", got)
+	if !strings.Contains(got, "  -a FILE, --archive=FILE\n                        metrics source is a PCP archive\n") {
+		t.Errorf("6.3.8: the -a line is not 6.3.8's:\n%s", got)
 	}
-	if strings.Replace(got, "                        (PCP 6.3.8's language: $PCPKIT_PCP_VERSION or pcp.conf)\n", "", 1) != usage {
-		t.Errorf("6.3.8: more than the --derived line changed:\n%s", got)
+	if strings.Replace(got, "PCP archive\n", "PCP log archive\n", 1) != usage {
+		t.Errorf("6.3.8: more than the -a line changed:\n%s", got)
 	}
 }
 

@@ -102,7 +102,11 @@ func TestInteropAdhoc(t *testing.T) {
 // TestInteropErrors covers command-line failures and the options that
 // change no values, against the real pmval.
 func TestInteropErrors(t *testing.T) {
-	testenv.RealTool(t, "pmval")
+	interopWith(t, real603, interopErrors)
+}
+
+func interopErrors(t *testing.T, p pmvalOracle) {
+	p.need(t)
 	dir := testenv.SharedDir(t, "pcp-made-archives")
 	for _, args := range [][]string{
 		{}, {"-V"}, {"--version"}, {"-?"}, {"--help"}, {"-Q", "synth.ctr32"}, {"--bogus", "-a", "synth3", "synth.ctr32"},
@@ -139,7 +143,7 @@ func TestInteropErrors(t *testing.T) {
 		{"-T", "+1", "-A", "2", "-d", "synth.ctr32"}, {"-U", "synth3", "-h", "localhost", "synth.ctr32"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
-			compareReal(t, dir, args)
+			p.compare(t, dir, args)
 		})
 	}
 }
@@ -221,7 +225,11 @@ func interval(t *testing.T, path string, n int) string {
 // metric each, at a fine and a coarse interval, raw, uninterpolated,
 // in a window and in the archive's zone.
 func TestInteropShared(t *testing.T) {
-	testenv.RealTool(t, "pmval")
+	interopWith(t, real603, interopShared)
+}
+
+func interopShared(t *testing.T, p pmvalOracle) {
+	p.need(t)
 	for _, set := range []string{"pcp-qa-archives", "pcp-made-archives"} {
 		dir := testenv.SharedDir(t, set)
 		names := testenv.Archives(t, dir)
@@ -249,7 +257,7 @@ func TestInteropShared(t *testing.T) {
 					}
 					args = append(args, m)
 					t.Run(set+"/"+strings.Join(args, " "), func(t *testing.T) {
-						compareReal(t, dir, args)
+						p.compare(t, dir, args)
 					})
 				}
 			}
@@ -260,10 +268,14 @@ func TestInteropShared(t *testing.T) {
 // TestInteropAllMetrics runs both pmvals for up to 30 metrics of every
 // shared archive at a coarse interval, interpolated and not.
 func TestInteropAllMetrics(t *testing.T) {
+	interopWith(t, real603, interopAllMetrics)
+}
+
+func interopAllMetrics(t *testing.T, p pmvalOracle) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
-	testenv.RealTool(t, "pmval")
+	p.need(t)
 	for _, set := range []string{"pcp-qa-archives", "pcp-made-archives"} {
 		dir := testenv.SharedDir(t, set)
 		names := testenv.Archives(t, dir)
@@ -292,7 +304,7 @@ func TestInteropAllMetrics(t *testing.T) {
 			for _, m := range metrics {
 				for _, args := range [][]string{{"-a", a, "-t", coarse, m}, {"-U", a, m}, {"-a", a, "-t", coarse, "-i", "0,1", m}} {
 					t.Run(set+"/"+strings.Join(args, " "), func(t *testing.T) {
-						compareReal(t, dir, args)
+						p.compare(t, dir, args)
 					})
 				}
 			}
@@ -303,7 +315,11 @@ func TestInteropAllMetrics(t *testing.T) {
 // TestInteropEvents compares event record arrays (they are never
 // interpolated) with the options that change how they print.
 func TestInteropEvents(t *testing.T) {
-	testenv.RealTool(t, "pmval")
+	interopWith(t, real603, interopEvents)
+}
+
+func interopEvents(t *testing.T, p pmvalOracle) {
+	p.need(t)
 	for _, c := range []struct{ set, archive, metric string }{
 		{"pcp-qa-archives", "eventrec", "sample.event.records"},
 		{"pcp-qa-archives", "eventrec", "sample.event.highres_records"},
@@ -324,7 +340,7 @@ func TestInteropEvents(t *testing.T) {
 				args[1] = c.archive
 			}
 			t.Run(c.set+"/"+strings.Join(args, " "), func(t *testing.T) {
-				compareReal(t, dir, args)
+				p.compare(t, dir, args)
 			})
 		}
 	}
@@ -334,7 +350,11 @@ func TestInteropEvents(t *testing.T) {
 // they print, on archives with marks, instance domain changes, several
 // volumes and several archives, for each kind of metric.
 func TestInteropOptions(t *testing.T) {
-	testenv.RealTool(t, "pmval")
+	interopWith(t, real603, interopOptions)
+}
+
+func interopOptions(t *testing.T, p pmvalOracle) {
+	p.need(t)
 	for _, c := range []struct{ set, archive string }{
 		{"pcp-made-archives", "synth3"},
 		{"pcp-made-archives", "sample3"},
@@ -359,7 +379,7 @@ func TestInteropOptions(t *testing.T) {
 			} {
 				args := append(append([]string{"-a", c.archive}, opts...), m)
 				t.Run(c.set+"/"+strings.Join(args, " "), func(t *testing.T) {
-					compareReal(t, dir, args)
+					p.compare(t, dir, args)
 				})
 			}
 		}
@@ -391,7 +411,11 @@ func TestInteropNamespace(t *testing.T) {
 // "1 minute" (an instance whose name up to its first space is a prefix
 // of the name given).
 func TestInteropInstanceNames(t *testing.T) {
-	testenv.RealTool(t, "pmval")
+	interopWith(t, real603, interopInstanceNames)
+}
+
+func interopInstanceNames(t *testing.T, p pmvalOracle) {
+	p.need(t)
 	dir := testenv.SharedDir(t, "pcp-made-archives")
 	for _, args := range [][]string{
 		{"-a", "basic3", "-s", "2", "-i", "15", "kernel.all.load"},
@@ -403,7 +427,7 @@ func TestInteropInstanceNames(t *testing.T) {
 		{"-a", "basic3", "-s", "2", `kernel.all.load["15","5"]`},
 		{"-a", "basic2", "-s", "2", "-i", "15", "kernel.all.load"},
 	} {
-		compareReal(t, dir, args)
+		p.compare(t, dir, args)
 	}
 }
 

@@ -169,3 +169,15 @@ func CopyArchive(t testing.TB, base, dir string) {
 		}
 	}
 }
+
+// PlaceDir copies the directory dir (a set of archives, say) into a fresh
+// directory of the chroot, removed when the test ends, and returns the
+// copy's path inside the chroot.
+func (c *Chroot) PlaceDir(t testing.TB, dir string) string {
+	t.Helper()
+	host, inside := c.TempDir(t)
+	if out, err := exec.Command("cp", "-a", dir+"/.", host).CombinedOutput(); err != nil {
+		t.Fatalf("copying %s into the chroot: %v: %s", dir, err, out)
+	}
+	return inside
+}
