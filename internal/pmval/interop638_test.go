@@ -1,6 +1,7 @@
 package pmval
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -68,10 +69,18 @@ func (p *chroot638Pmval) compare(t *testing.T, dir string, args []string, env ..
 		p.placed[dir] = in
 	}
 	wout, werr, wrc := p.c.Run(t, in, env, "pmval", args...)
+	if bytes.Contains(werr, []byte("execvp(bzip2, ...) failed")) {
+		t.Skip("the chroot has no bzip2 for the archive's .bz2 files")
+	}
 	out, errs, rc := run(t, dir, args, append([]string{"PCPKIT_PCP_VERSION=6.3.8", "PCP_DERIVED_CONFIG=", "LC_ALL=C"}, env...)...)
 	p.n++
 	ok = true
 	what := "pmval " + strings.Join(args, " ")
+	if msg, known := knownRealCrashes[strings.Join(args, " ")]; known && wrc < 0 && string(werr) == msg+"\n" {
+		// as 6.0.3's (knownRealCrashes), the real pmval dies after
+		// printing every value: its stdout is compared
+		werr, wrc = nil, 0
+	}
 	if d := cmp.Diff(string(wout), out); d != "" {
 		t.Errorf("%s: stdout differs from the real pmval 6.3.8 (-real +pcpkit):\n%s", what, d)
 		ok = false

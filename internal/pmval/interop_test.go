@@ -221,7 +221,7 @@ func interval(t *testing.T, path string, n int) string {
 }
 
 // TestInteropShared runs both pmvals on every shared archive (sets of
-// archives included) for a counter, an instant, a discrete and a string
+// archives included) and every archive of testdata/archives for a counter, an instant, a discrete and a string
 // metric each, at a fine and a coarse interval, raw, uninterpolated,
 // in a window and in the archive's zone.
 func TestInteropShared(t *testing.T) {
@@ -230,8 +230,13 @@ func TestInteropShared(t *testing.T) {
 
 func interopShared(t *testing.T, p pmvalOracle) {
 	p.need(t)
-	for _, set := range []string{"pcp-qa-archives", "pcp-made-archives"} {
-		dir := testenv.SharedDir(t, set)
+	for _, set := range []string{"pcp-qa-archives", "pcp-made-archives", "testdata"} {
+		var dir string
+		if set == "testdata" {
+			dir = filepath.Join(testenv.RepoRoot(t), "testdata", "archives")
+		} else {
+			dir = testenv.SharedDir(t, set)
+		}
 		names := testenv.Archives(t, dir)
 		if set == "pcp-qa-archives" {
 			names = append(names, "multi", "multi_v3", "multi-xz", "multi/20150508.11.44,multi/20150508.11.50")
