@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -212,8 +213,8 @@ func (p *Tool638) Need(t *testing.T) {
 
 // Compare runs both tools with args in dir (the real one in its copy),
 // with the extra environment env, reports the differences and whether
-// there were none. A run the chroot cannot make (no bzip2 to read the
-// archive's .bz2 files) is skipped. fix, if not nil, may adjust the real
+// there were none. A run the chroot cannot make (no bzip2 or zstd to read
+// archive's .bz2 or .zst files) is skipped. fix, if not nil, may adjust the real
 // tool's output before the comparison (a known crash, say).
 func (p *Tool638) Compare(t *testing.T, dir string, args []string, fix func(stdout, stderr []byte, rc int) ([]byte, []byte, int), env ...string) bool {
 	t.Helper()
@@ -223,8 +224,8 @@ func (p *Tool638) Compare(t *testing.T, dir string, args []string, fix func(stdo
 		p.placed[dir] = in
 	}
 	wout, werr, wrc := p.c.Run(t, in, env, p.Name, args...)
-	if bytes.Contains(werr, []byte("execvp(bzip2, ...) failed")) {
-		t.Skip("the chroot has no bzip2 for the archive's .bz2 files")
+	if m := missingDecompressor.Find(werr); m != nil {
+		t.Skipf("the chroot cannot decompress the archive: %s", m)
 	}
 	if fix != nil {
 		wout, werr, wrc = fix(wout, werr, wrc)
@@ -238,6 +239,11 @@ func (p *Tool638) Compare(t *testing.T, dir string, args []string, fix func(stdo
 	}
 	return ok
 }
+
+// missingDecompressor is what libpcp prints when the program that
+// decompresses an archive's files (bzip2, zstd) is missing: the minimal
+// chroot has xz only.
+var missingDecompressor = regexp.MustCompile(`execvp\((bzip2|zstd), \.\.\.\) failed`)
 
 // Report logs the counts.
 func (p *Tool638) Report(t testing.TB) {
