@@ -214,8 +214,8 @@ func (p *Tool638) Need(t *testing.T) {
 // Compare runs both tools with args in dir (the real one in its copy),
 // with the extra environment env, reports the differences and whether
 // there were none. A run the chroot cannot make (no bzip2 or zstd to read
-// archive's .bz2 or .zst files) is skipped. fix, if not nil, may adjust the real
-// tool's output before the comparison (a known crash, say).
+// the archive's .bz2 or .zst files) is skipped. fix, if not nil, may
+// adjust the real tool's output before the comparison (a known crash).
 func (p *Tool638) Compare(t *testing.T, dir string, args []string, fix func(stdout, stderr []byte, rc int) ([]byte, []byte, int), env ...string) bool {
 	t.Helper()
 	in, ok := p.placed[dir]
