@@ -1,5 +1,6 @@
 // Package interp computes interpolated metric values from PCP archives as
-// PCP 6.0.3's libpcp does in PM_MODE_INTERP (pmSetMode(3), pmFetch(3)).
+// PCP 6.0.3's libpcp (or 6.3.8's: Rule) does in PM_MODE_INTERP
+// (pmSetMode(3), pmFetch(3)).
 //
 // An Interp answers fetches at an origin that advances by a fixed delta
 // (negative to go backwards). For every metric and every instance ever
@@ -12,12 +13,15 @@
 // reads each record a bounded number of times and keeps nothing but the
 // bounds in memory.
 //
-// The values follow libpcp 6.0.3:
+// The values follow libpcp 6.0.3, or 6.3.8 where they differ (the Rule:
+// SetRule; docs/interpolation.md has both, with a worked example):
 //
-//   - DISCRETE metrics take the prior value; it needs no upper bound, so
-//     the last value lasts to the end of the archive.
+//   - DISCRETE metrics take the prior value (PriorRule; under NearestRule
+//     the nearer of the two bounds when the next one is a value); it needs
+//     no upper bound, so the last value lasts to the end of the archive.
 //   - INSTANT metrics need a value on both sides and take the prior one
-//     (6.0.3's step function; later PCP versions take the nearer).
+//     (PriorRule: 6.0.3's step function), or the nearer one (NearestRule:
+//     PCP 6.3.2 and later).
 //   - COUNTER metrics need a value on both sides and are interpolated
 //     linearly, with libpcp's rounding and conversions for each type
 //     (see counterValue); a non-numeric counter gives PM_ERR_TYPE.

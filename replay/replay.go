@@ -1,5 +1,5 @@
 // Package replay reads PCP archives the way a libpcp archive context
-// does (PCP 6.0.3): one archive, or a set of archives (a directory, or a
+// does (PCP 6.0.3, or 6.3.8: Options.Version): one archive, or a set of archives (a directory, or a
 // comma-separated list) read as one, in one of three modes set by
 // SetMode, as pmSetMode(3) sets them.
 //
