@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pcpkit/pcpkit/internal/testenv"
+	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/replay"
 )
 
@@ -52,21 +53,9 @@ func place638(t testing.TB, dir string) string {
 			t.Fatal(err)
 		}
 		placed638T = host
-		script, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "testdata", "oracle", "replay.py"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(host, "replay.py"), script, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		copyTo(t, filepath.Join(testenv.RepoRoot(t), "testdata", "oracle", "replay.py"), filepath.Join(host, "replay.py"))
 		if so := noFree638(t); so != "" {
-			b, err := os.ReadFile(so)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(host, "nofree.so"), b, 0o755); err != nil {
-				t.Fatal(err)
-			}
+			copyTo(t, so, filepath.Join(host, "nofree.so"))
 		}
 	}
 	name := "d" + string(rune('a'+len(placed638)))
@@ -155,26 +144,11 @@ func TestOracle638All(t *testing.T) {
 		t.Skip("slow")
 	}
 	need638(t)
-	for _, set := range []string{"pcp-qa-archives", "pcp-made-archives"} {
-		dir := testenv.SharedDir(t, set)
-		for _, a := range testenv.Archives(t, dir) {
-			if strings.HasPrefix(a, "multi") || strings.HasSuffix(a, "-zst") {
-				continue
-			}
-			t.Run(set+"/"+a, func(t *testing.T) {
-				if os.Getenv("ORACLE_ONLY") != "" && !strings.Contains(a, os.Getenv("ORACLE_ONLY")) {
-					t.Skip()
-				}
-				start, end, nrec, pmids, ok := archiveFactsOK(t, filepath.Join(dir, a))
-				if !ok {
-					t.Skip("cannot open")
-				}
-				chroot638.compare(t, dir, a, pmidList(pmids, 60), recordScript(start, end, nrec))
-				chroot638.compare(t, dir, a, pmidList(pmids, 60), interpScript(start, end))
-				chroot638.compare(t, dir, a, pmidList(pmids, 60), reverseScript(start, end))
-			})
-		}
-	}
+	forOracleArchives(t, func(t *testing.T, dir, a string, start, end pmapi.Timestamp, nrec int, pmids []pmapi.PMID) {
+		chroot638.compare(t, dir, a, pmidList(pmids, 60), recordScript(start, end, nrec))
+		chroot638.compare(t, dir, a, pmidList(pmids, 60), interpScript(start, end))
+		chroot638.compare(t, dir, a, pmidList(pmids, 60), reverseScript(start, end))
+	})
 }
 
 // TestOracle638Rules compares ruleArchive (TestInterpRules) with libpcp

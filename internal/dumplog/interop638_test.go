@@ -1,8 +1,6 @@
 package dumplog
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -27,27 +25,7 @@ func TestInterop638Shared(t *testing.T) {
 	p := &testenv.Tool638{Name: "pmdumplog", Run: run638}
 	p.Need(t)
 	defer p.Report(t)
-	for _, set := range []string{"pcp-qa-archives", "pcp-made-archives", "testdata"} {
-		var dir string
-		if set == "testdata" {
-			dir = filepath.Join(testenv.RepoRoot(t), "testdata", "archives")
-		} else {
-			dir = testenv.SharedDir(t, set)
-		}
-		archives := testenv.Archives(t, dir)
-		if _, err := os.Stat(filepath.Join(dir, "bad", "nometa3.0")); err == nil {
-			archives = append(archives, "bad/nometa3")
-		}
-		for _, a := range archives {
-			if strings.HasPrefix(a, "multi") {
-				continue // directories of archives: see TestMultiArchiveRefused
-			}
-			for _, m := range interopModes {
-				args := append(strings.Fields(m), a)
-				t.Run(set+"/"+a+"/"+m, func(t *testing.T) {
-					p.Compare(t, dir, args, nil)
-				})
-			}
-		}
-	}
+	forInteropCases(t, []string{"pcp-qa-archives", "pcp-made-archives", testenv.TestdataSet}, func(t *testing.T, dir, a, m string) {
+		p.Compare(t, dir, append(strings.Fields(m), a), nil)
+	})
 }

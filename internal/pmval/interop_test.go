@@ -230,13 +230,8 @@ func TestInteropShared(t *testing.T) {
 
 func interopShared(t *testing.T, p pmvalOracle) {
 	p.need(t)
-	for _, set := range []string{"pcp-qa-archives", "pcp-made-archives", "testdata"} {
-		var dir string
-		if set == "testdata" {
-			dir = filepath.Join(testenv.RepoRoot(t), "testdata", "archives")
-		} else {
-			dir = testenv.SharedDir(t, set)
-		}
+	for _, set := range []string{"pcp-qa-archives", "pcp-made-archives", testenv.TestdataSet} {
+		dir := testenv.SetDir(t, set)
 		names := testenv.Archives(t, dir)
 		if set == "pcp-qa-archives" {
 			names = append(names, "multi", "multi_v3", "multi-xz", "multi/20150508.11.44,multi/20150508.11.50")

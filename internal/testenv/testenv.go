@@ -683,6 +683,20 @@ func ArchivesDir(t testing.TB) string {
 	return filepath.Join(RepoRoot(t), "testdata", "archives")
 }
 
+// TestdataSet names testdata/archives among the sets of archives SetDir
+// takes ("pcp-qa-archives", "pcp-made-archives", ... are the shared ones).
+const TestdataSet = "testdata"
+
+// SetDir is the directory of a set of archives: ArchivesDir for
+// TestdataSet, else SharedDir(t, set) (skipping the test without it).
+func SetDir(t testing.TB, set string) string {
+	t.Helper()
+	if set == TestdataSet {
+		return ArchivesDir(t)
+	}
+	return SharedDir(t, set)
+}
+
 // CompareRun reports, as test errors, where pcpkit's run of tool differs
 // from the real tool's: stdout and stderr diffed with go-cmp (-real
 // +pcpkit), and the exit status. what names the run in the messages.
