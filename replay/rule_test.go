@@ -75,10 +75,7 @@ func TestInterpRules(t *testing.T) {
 	base := ruleArchive(t, t.TempDir())
 	// A SetMode at each time (seconds from the start, tenths), then
 	// fetches every second from 16 s on.
-	var ops []int64
-	for _, at := range []int64{0, 40, 50, 55, 100, 170, 210, 220, 240, 260, 270, 340, 360, 400} {
-		ops = append(ops, at)
-	}
+	ops := []int64{0, 40, 50, 55, 100, 170, 210, 220, 240, 260, 270, 340, 360, 400}
 	const serialFrom, serialN = 160, 12
 	want := map[string][]string{
 		replay.Version603: {

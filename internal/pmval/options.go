@@ -107,9 +107,6 @@ Reporting options:
   -X, --timestamp       include date and microseconds in reported timestamps
 `
 
-// derivedUsage is the --derived line of usage.
-const derivedUsage = "  --derived=FILE        load derived metric definitions from FILE(s)\n"
-
 // usageText is the usage message of the real pmval of the PCP version
 // pcpkit behaves as (pcpconf.Version): 6.3.8's names an archive "a PCP
 // archive", not "a PCP log archive".
