@@ -165,3 +165,30 @@ func TestErrStr638(t *testing.T) {
 		t.Errorf("6.0.3 PM_ERR_ARG: %q", got)
 	}
 }
+
+// TestErrStrOf: the texts that differ between the versions (pmerr -l of
+// each; TestErrStr638 compares them all with the real 6.3.8).
+func TestErrStrOf(t *testing.T) {
+	for _, c := range []struct {
+		code      Error
+		v603, v638 string
+	}{
+		{ErrEOL, "End of PCP archive log", "End of PCP archive"},
+		{ErrNoData, "Empty archive log file", "Empty archive file"},
+		{ErrLabel, "Illegal label record at start of a PCP archive log file", "Illegal label record at start of a PCP archive file"},
+		{ErrInDomLog, "Instance domain identifier not defined in the PCP archive log", "Instance domain identifier not defined in the PCP archive"},
+		{ErrArg, "No such PMAPI error code (-12415)", "Bad value for function argument"},
+		{ErrPMID, "Unknown or illegal metric identifier", "Unknown or illegal metric identifier"},
+	} {
+		if got := ErrStrOf(int32(c.code), pcpconf.Version603); got != c.v603 {
+			t.Errorf("6.0.3 %s: %q, want %q", c.code.Name(), got, c.v603)
+		}
+		if got := ErrStrOf(int32(c.code), pcpconf.Version638); got != c.v638 {
+			t.Errorf("6.3.8 %s: %q, want %q", c.code.Name(), got, c.v638)
+		}
+	}
+	t.Setenv(pcpconf.VersionEnv, "6.3.8")
+	if got := ErrEOL.Error(); got != "End of PCP archive" {
+		t.Errorf("Error() under %s=6.3.8: %q", pcpconf.VersionEnv, got)
+	}
+}

@@ -13,8 +13,9 @@ import (
 	"github.com/pcpkit/pcpkit/internal/testenv"
 )
 
-// TestUsageVersion: the usage message is the real pmval's of the PCP
-// version pcpkit behaves as: 6.3.8's calls an archive "a PCP archive".
+// TestUsageVersion: the usage message and -V are the real pmval's of the
+// PCP version pcpkit behaves as: 6.3.8's calls an archive "a PCP
+// archive".
 func TestUsageVersion(t *testing.T) {
 	t.Setenv("PCPKIT_PCP_VERSION", "6.0.3")
 	if got := usageText(); got != usage {
@@ -27,6 +28,11 @@ func TestUsageVersion(t *testing.T) {
 	}
 	if strings.Replace(got, "PCP archive\n", "PCP log archive\n", 1) != usage {
 		t.Errorf("6.3.8: more than the -a line changed:\n%s", got)
+	}
+	for v, want := range map[string]string{"6.0.3": "pmval version 6.0.3\n", "6.3.8": "pmval version 6.3.8\n"} {
+		if _, errs, rc := run(t, t.TempDir(), []string{"-V"}, "PCPKIT_PCP_VERSION="+v); errs != want || rc != 0 {
+			t.Errorf("pmval -V as %s: %q, exit %d; want %q", v, errs, rc, want)
+		}
 	}
 }
 
