@@ -170,7 +170,7 @@ func TestErrStr638(t *testing.T) {
 // each; TestErrStr638 compares them all with the real 6.3.8).
 func TestErrStrOf(t *testing.T) {
 	for _, c := range []struct {
-		code      Error
+		code       Error
 		v603, v638 string
 	}{
 		{ErrEOL, "End of PCP archive log", "End of PCP archive"},
