@@ -74,3 +74,18 @@ func TestListOrder638(t *testing.T) {
 		}
 	}
 }
+
+// TestGoldens638 compares pcpkit's pmdumplog, behaving as PCP 6.3.8, with
+// the committed output of the real pmdumplog of PCP 6.3.8
+// (testdata/golden638/pmdumplog, made by PCP638=1 scripts/make-goldens.sh
+// pmdumplog) for every case of TestGoldens. It needs no PCP installation.
+func TestGoldens638(t *testing.T) {
+	dir := testenv.ArchivesDir(t)
+	for _, c := range testenv.GoldenCases(t, "pmdumplog") {
+		t.Run(c.Name(), func(t *testing.T) {
+			g := testenv.ReadGolden638(t, "pmdumplog", c)
+			out, errs, rc := run638(t, dir, c.Args(), "PCPKIT_PCP_VERSION=6.3.8")
+			testenv.CompareRun(t, "pmdumplog 6.3.8", strings.Join(c.Args(), " "), string(g.Stdout), string(g.Stderr), g.ExitCode, out, errs, rc)
+		})
+	}
+}

@@ -650,14 +650,31 @@ type Golden struct {
 // <repo>/testdata/golden/<tool>/<archive>/<slug>; add ".out", ".err" or ".rc".
 func GoldenPath(t testing.TB, tool string, c Case) string {
 	t.Helper()
-	return filepath.Join(RepoRoot(t), "testdata", "golden", tool, filepath.FromSlash(c.Archive), c.Slug())
+	return goldenPath(t, "golden", tool, c)
+}
+
+func goldenPath(t testing.TB, dir, tool string, c Case) string {
+	t.Helper()
+	return filepath.Join(RepoRoot(t), "testdata", dir, tool, filepath.FromSlash(c.Archive), c.Slug())
 }
 
 // ReadGolden reads the golden files of tool for c. The .rc file holds the exit
 // code in decimal followed by a newline.
 func ReadGolden(t testing.TB, tool string, c Case) Golden {
 	t.Helper()
-	stem := GoldenPath(t, tool, c)
+	return readGolden(t, GoldenPath(t, tool, c))
+}
+
+// ReadGolden638 reads the golden files of tool for c that the real PCP
+// 6.3.8 printed (PCP638=1 scripts/make-goldens.sh TOOL), in
+// testdata/golden638/TOOL.
+func ReadGolden638(t testing.TB, tool string, c Case) Golden {
+	t.Helper()
+	return readGolden(t, goldenPath(t, "golden638", tool, c))
+}
+
+func readGolden(t testing.TB, stem string) Golden {
+	t.Helper()
 	var g Golden
 	var err error
 	if g.Stdout, err = os.ReadFile(stem + ".out"); err != nil {
