@@ -127,7 +127,7 @@ func TestOracle638(t *testing.T) {
 			chroot638.compare(t, a.dir, a.name, pmidList(pmids, 60), is)
 			chroot638.compare(t, a.dir, a.name, pmidList(pmids, 60), reverseScript(start, end))
 			for i, p := range pmids {
-				if i == 12 {
+				if i == 4 {
 					break
 				}
 				chroot638.compare(t, a.dir, a.name, "pmid:"+p.String(), is)
@@ -136,18 +136,17 @@ func TestOracle638(t *testing.T) {
 	}
 }
 
-// TestOracle638All is TestOracleAll (and TestOracleReverse) with libpcp
-// 6.3.8: every shared archive, damaged ones included, all metrics at
+// TestOracle638All is TestOracleAll with libpcp 6.3.8, interpolation
+// only (where the versions differ; TestOracle638 compares the other
+// modes): every shared archive, damaged ones included, all metrics at
 // once.
 func TestOracle638All(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
 	need638(t)
-	forOracleArchives(t, func(t *testing.T, dir, a string, start, end pmapi.Timestamp, nrec int, pmids []pmapi.PMID) {
-		chroot638.compare(t, dir, a, pmidList(pmids, 60), recordScript(start, end, nrec))
+	forOracleArchives(t, func(t *testing.T, dir, a string, start, end pmapi.Timestamp, _ int, pmids []pmapi.PMID) {
 		chroot638.compare(t, dir, a, pmidList(pmids, 60), interpScript(start, end))
-		chroot638.compare(t, dir, a, pmidList(pmids, 60), reverseScript(start, end))
 	})
 }
 
