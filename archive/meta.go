@@ -219,6 +219,11 @@ func (m *Meta) Lookup(name string) (pmapi.PMID, bool) {
 	return p, ok
 }
 
+// RawLabels are the label records as written, in file order, before the
+// check for repeated label sets that gives Labels (libpcp 6.0.3's; PCP
+// 6.3.8's pmdumplog -e lists every record). The slice is the Meta's own.
+func (m *Meta) RawLabels() []LabelRecord { return m.rawLabels }
+
 // InDomHistory returns the snapshots of indom as libpcp keeps them: in
 // time order (records stamped alike in file order), a repeat of a
 // snapshot at its time left out (see insertState).

@@ -1,5 +1,6 @@
 // Package interp computes interpolated metric values from PCP archives as
-// PCP 6.0.3's libpcp does in PM_MODE_INTERP (pmSetMode(3), pmFetch(3)).
+// PCP 6.0.3's libpcp (or 6.3.8's: Rule) does in PM_MODE_INTERP
+// (pmSetMode(3), pmFetch(3)).
 //
 // An Interp answers fetches at an origin that advances by a fixed delta
 // (negative to go backwards). For every metric and every instance ever
@@ -12,12 +13,15 @@
 // reads each record a bounded number of times and keeps nothing but the
 // bounds in memory.
 //
-// The values follow libpcp 6.0.3:
+// The values follow libpcp 6.0.3, or 6.3.8 where they differ (the Rule:
+// SetRule; docs/interpolation.md has both, with a worked example):
 //
-//   - DISCRETE metrics take the prior value; it needs no upper bound, so
-//     the last value lasts to the end of the archive.
+//   - DISCRETE metrics take the prior value (PriorRule; under NearestRule
+//     the nearer of the two bounds when the next one is a value); it needs
+//     no upper bound, so the last value lasts to the end of the archive.
 //   - INSTANT metrics need a value on both sides and take the prior one
-//     (6.0.3's step function; later PCP versions take the nearer).
+//     (PriorRule: 6.0.3's step function), or the nearer one (NearestRule:
+//     PCP 6.3.2 and later).
 //   - COUNTER metrics need a value on both sides and are interpolated
 //     linearly, with libpcp's rounding and conversions for each type
 //     (see counterValue); a non-numeric counter gives PM_ERR_TYPE.
@@ -99,6 +103,7 @@ const (
 func isUndefined(s uint8) bool { return s&sUndefined != 0 }
 func isMark(s uint8) bool      { return s&sMark != 0 }
 func isScanned(s uint8) bool   { return s&sScanned != 0 }
+func isValue(s uint8) bool     { return s&sValue != 0 }
 
 // How update treats <mark>s and searches (libpcp's UPD_MARK_*).
 const (
@@ -178,6 +183,7 @@ type Interp struct {
 	want      []*inst
 	profile   Profile
 	wrap      bool
+	rule      Rule
 	end       float64   // the end of the archive, once read (libpcp's ac_end)
 	pend      []pending // roll's run of records passed over
 	reread    Record    // a record read again
@@ -207,6 +213,32 @@ func New(src Source) *Interp {
 // PCP_COUNTER_WRAP is in the environment. With wrap on, a counter that
 // goes down is taken to have wrapped once.
 func (ip *Interp) SetWrap(on bool) { ip.wrap = on }
+
+// Rule is how an Interp chooses the value of an INSTANT or DISCRETE
+// metric between two recorded values (COUNTER metrics are interpolated
+// linearly under every rule). It is where libpcp versions differ.
+type Rule uint8
+
+const (
+	// PriorRule takes the value recorded at or before the requested
+	// time, as libpcp did up to PCP 6.3.1 (6.0.3 included): a step
+	// function that changes at each recorded value.
+	PriorRule Rule = iota
+	// NearestRule takes the value recorded nearest the requested time,
+	// the earlier one on a tie, as libpcp does since PCP 6.3.2 (6.3.8
+	// included; PCP issue #433). A DISCRETE metric with no value after
+	// the requested time (at the end of the archive, or before a
+	// <mark>) keeps the value before it.
+	NearestRule
+)
+
+// SetRule sets the rule for INSTANT and DISCRETE metrics (PriorRule for
+// a new Interp). The bounds held are the same under every rule, so it
+// may change between fetches.
+func (ip *Interp) SetRule(r Rule) { ip.rule = r }
+
+// Rule is the rule set by SetRule.
+func (ip *Interp) Rule() Rule { return ip.rule }
 
 // SetProfile sets the instance profile of later fetches.
 func (ip *Interp) SetProfile(p Profile) { ip.profile = p }

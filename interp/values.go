@@ -41,6 +41,31 @@ func (ip *Interp) valueOf(m *metric, ic *inst, treq float64) (pmapi.Value, bool)
 	return out, false
 }
 
+// step is the held value a DISCRETE or INSTANT metric takes at treq
+// (between its bounds, neither at treq), by the interpolation rule:
+//
+//   - PriorRule (libpcp 6.0.3): the prior value. A DISCRETE metric needs
+//     only the prior; an INSTANT metric needs both bounds.
+//   - NearestRule (libpcp 6.3.2 and later): the nearer of the two, the
+//     prior when treq is at or before the midpoint of the bounds. An
+//     INSTANT metric still needs both bounds; a DISCRETE metric whose next
+//     bound is not a value (a <mark>, or none found) takes the prior.
+func (ip *Interp) step(m *metric, ic *inst, treq float64) (*value, bool) {
+	if ic.tPrior < 0 {
+		return nil, false
+	}
+	if m.desc.Sem == pmapi.SemInstant && ic.tNext < 0 {
+		return nil, false
+	}
+	if ip.rule != NearestRule {
+		return &ic.vPrior, true
+	}
+	if m.desc.Sem == pmapi.SemDiscrete && !isValue(ic.sNext) || treq <= (ic.tPrior+ic.tNext)/2 {
+		return &ic.vPrior, true
+	}
+	return &ic.vNext, true
+}
+
 // word is the value of a metric held in the 32-bit word: 32, U32, and
 // FLOAT values of old archives.
 func (ip *Interp) word(m *metric, ic *inst, treq float64) (int32, bool) {
@@ -51,10 +76,12 @@ func (ip *Interp) word(m *metric, ic *inst, treq float64) (int32, bool) {
 		return ic.vNext.insitu, true
 	}
 	switch m.desc.Sem {
-	case pmapi.SemDiscrete:
-		return ic.vPrior.insitu, ic.tPrior >= 0
-	case pmapi.SemInstant:
-		return ic.vPrior.insitu, ic.tPrior >= 0 && ic.tNext >= 0
+	case pmapi.SemDiscrete, pmapi.SemInstant:
+		v, ok := ip.step(m, ic, treq)
+		if !ok {
+			return 0, false
+		}
+		return v.insitu, true
 	}
 	if ic.tPrior < 0 || ic.tNext < 0 {
 		return 0, false
@@ -110,16 +137,12 @@ func (ip *Interp) wide(m *metric, ic *inst, treq float64, size int) ([]byte, boo
 		return from(&ic.vNext)
 	}
 	switch m.desc.Sem {
-	case pmapi.SemDiscrete:
-		if ic.tPrior >= 0 {
-			return from(&ic.vPrior)
+	case pmapi.SemDiscrete, pmapi.SemInstant:
+		v, ok := ip.step(m, ic, treq)
+		if !ok {
+			return nil, false
 		}
-		return nil, false
-	case pmapi.SemInstant:
-		if ic.tPrior >= 0 && ic.tNext >= 0 {
-			return from(&ic.vPrior)
-		}
-		return nil, false
+		return from(v)
 	}
 	if ic.tPrior < 0 || ic.tNext < 0 || !ic.vPrior.isBlk || !ic.vNext.isBlk ||
 		len(ic.vPrior.block) < size || len(ic.vNext.block) < size {

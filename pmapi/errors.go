@@ -1,6 +1,11 @@
 package pmapi
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+
+	"github.com/pcpkit/pcpkit/internal/pcpconf"
+)
 
 // Error is a PCP error code, as libpcp's functions return them: a PM_ERR_*
 // code (PM_ERR_BASE is -12345), or a negated errno value. Its text is the
@@ -77,6 +82,7 @@ const (
 	ErrPMDAFenced     Error = -12411 // PM_ERR_PMDAFENCED
 	ErrRecType        Error = -12412 // PM_ERR_RECTYPE
 	ErrFeature        Error = -12413 // PM_ERR_FEATURE
+	ErrArg            Error = -12415 // PM_ERR_ARG (PCP 6.3 and later)
 	ErrNYI            Error = -21344 // PM_ERR_NYI
 )
 
@@ -103,7 +109,9 @@ func ErrorCodes() []Error {
 	return codes
 }
 
-// ErrStr returns the text of an error code as libpcp's pmErrStr does:
+// ErrStr returns the text of an error code as libpcp's pmErrStr does in
+// the PCP version pcpkit's tools behave as (pcpconf.Version; see
+// ErrStrOf):
 //   - 0: "No error";
 //   - a PM_ERR_* code: its text ("End of PCP archive log", ...);
 //   - another code from -12345 down to -21343, or a positive code:
@@ -114,7 +122,24 @@ func ErrorCodes() []Error {
 //     "Authentication - undefined error!";
 //   - below -22344 (secure sockets): "Unknown secure sockets error N (M)"
 //     with M = N+21344.
-func ErrStr(code int32) string {
+func ErrStr(code int32) string { return ErrStrOf(code, pcpconf.Version()) }
+
+// ErrStrOf is ErrStr in PCP version v (pcpconf.Version603 or
+// Version638). PCP 6.3.8 says "PCP archive" where 6.0.3 says "PCP
+// archive log" (and "archive file" for "archive log file"), and knows
+// PM_ERR_ARG, which 6.0.3 has no text for.
+func ErrStrOf(code int32, v string) string {
+	if v == pcpconf.Version638 {
+		if code == int32(ErrArg) {
+			return "Bad value for function argument"
+		}
+		return strings.Replace(errStr603(code), "archive log", "archive", 1)
+	}
+	return errStr603(code)
+}
+
+// errStr603 is ErrStrOf for PCP 6.0.3.
+func errStr603(code int32) string {
 	switch {
 	case code == 0:
 		return "No error"

@@ -4,8 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/pcpkit/pcpkit/internal/pcpconf"
+	"github.com/pcpkit/pcpkit/internal/testenv"
 )
 
 // TestErrStr: the texts are the real pmerr's, `pmerr CODE` printing
@@ -126,5 +130,65 @@ func TestErrorCodesPmerr(t *testing.T) {
 func BenchmarkErrStr(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		_ = ErrStr(int32(ErrEOL))
+	}
+}
+
+// TestErrStr638 compares ErrStrOf for PCP 6.3.8 with `pmerr -l` of the
+// real PCP 6.3.8 (its chroot): every code it lists has its text, and
+// ErrArg is the one code 6.3.8 adds.
+func TestErrStr638(t *testing.T) {
+	c := testenv.Real638(t)
+	out, _ := c.Command("/", nil, "pmerr", "-l").Output() // exits with status 1
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(lines) < 2 {
+		t.Fatalf("pmerr -l printed %q", out)
+	}
+	n := 0
+	for _, l := range lines[1:] {
+		f := strings.Fields(l)
+		code, err := strconv.ParseInt(f[0], 10, 32)
+		if err != nil || len(f) < 3 {
+			t.Fatalf("pmerr -l line %q", l)
+		}
+		if got, want := ErrStrOf(int32(code), pcpconf.Version638), strings.Join(f[2:], " "); got != want {
+			t.Errorf("%d %s: %q, 6.3.8 says %q", code, f[1], got, want)
+		}
+		if Error(code).Name() == "" && Error(code) != ErrArg {
+			t.Errorf("%d %s: a code 6.0.3 does not have", code, f[1])
+		}
+		n++
+	}
+	if n != len(ErrorCodes())+1 {
+		t.Errorf("6.3.8 lists %d codes, 6.0.3 %d (+1: ErrArg)", n, len(ErrorCodes()))
+	}
+	if got := ErrStrOf(int32(ErrArg), pcpconf.Version603); got != "No such PMAPI error code (-12415)" {
+		t.Errorf("6.0.3 PM_ERR_ARG: %q", got)
+	}
+}
+
+// TestErrStrOf: the texts that differ between the versions (pmerr -l of
+// each; TestErrStr638 compares them all with the real 6.3.8).
+func TestErrStrOf(t *testing.T) {
+	for _, c := range []struct {
+		code       Error
+		v603, v638 string
+	}{
+		{ErrEOL, "End of PCP archive log", "End of PCP archive"},
+		{ErrNoData, "Empty archive log file", "Empty archive file"},
+		{ErrLabel, "Illegal label record at start of a PCP archive log file", "Illegal label record at start of a PCP archive file"},
+		{ErrInDomLog, "Instance domain identifier not defined in the PCP archive log", "Instance domain identifier not defined in the PCP archive"},
+		{ErrArg, "No such PMAPI error code (-12415)", "Bad value for function argument"},
+		{ErrPMID, "Unknown or illegal metric identifier", "Unknown or illegal metric identifier"},
+	} {
+		if got := ErrStrOf(int32(c.code), pcpconf.Version603); got != c.v603 {
+			t.Errorf("6.0.3 %s: %q, want %q", c.code.Name(), got, c.v603)
+		}
+		if got := ErrStrOf(int32(c.code), pcpconf.Version638); got != c.v638 {
+			t.Errorf("6.3.8 %s: %q, want %q", c.code.Name(), got, c.v638)
+		}
+	}
+	t.Setenv(pcpconf.VersionEnv, "6.3.8")
+	if got := ErrEOL.Error(); got != "End of PCP archive" {
+		t.Errorf("Error() under %s=6.3.8: %q", pcpconf.VersionEnv, got)
 	}
 }

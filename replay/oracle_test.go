@@ -34,23 +34,46 @@ import (
 
 const python = "/usr/bin/python3"
 
-var (
+// oracleTally counts the comparisons with one libpcp.
+type oracleTally struct {
 	compared     atomic.Int64 // oracle comparisons made
 	matched      atomic.Int64 // of those, identical
 	lines        atomic.Int64 // lines of libpcp output compared
 	crashes      atomic.Int64 // oracle runs in which libpcp crashed
 	crashRetried atomic.Int64 // of those, runs the real free got through and matched
-	oracleOnce   sync.Once
-	oracleErr    error
-	noFree       string // testdata/oracle/nofree.c built, "" if it cannot be
+}
+
+// libpcp is a real libpcp the oracle runs with, and the PCP version
+// (replay.Options.Version) the replay context compared with it behaves
+// as.
+type libpcp struct {
+	version string
+	tally   *oracleTally
+	// run runs the oracle on archive (relative to dir) with metrics and
+	// the operations ops, with the no-op free preloaded or not (see
+	// runOracleFree).
+	run func(t testing.TB, nofree bool, dir, archive, metrics, ops string, env ...string) (out string, crashed bool)
+}
+
+// host603 is the host's libpcp, PCP 6.0.3.
+var host603 = &libpcp{version: replay.Version603, tally: &oracleTally{}, run: runOracleFree}
+
+var (
+	oracleOnce sync.Once
+	oracleErr  error
+	noFree     string // testdata/oracle/nofree.c built, "" if it cannot be
 )
 
 // TestMain prints a summary of the oracle comparisons made.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if n := compared.Load(); n > 0 {
-		fmt.Printf("oracle: %d comparisons, %d identical, %d lines of libpcp output; libpcp crashed in %d (%d of them matched in a second run)\n",
-			n, matched.Load(), lines.Load(), crashes.Load(), crashRetried.Load())
+	cleanup638()
+	for _, lp := range []*libpcp{host603, chroot638} {
+		n := lp.tally
+		if c := n.compared.Load(); c > 0 {
+			fmt.Printf("oracle (libpcp %s): %d comparisons, %d identical, %d lines of libpcp output; libpcp crashed in %d (%d of them matched in a second run)\n",
+				lp.version, c, n.matched.Load(), n.lines.Load(), n.crashes.Load(), n.crashRetried.Load())
+		}
 	}
 	os.Exit(code)
 }
@@ -135,8 +158,14 @@ func runOracleFree(t testing.TB, nofree bool, dir, archive, metrics, ops string,
 // (relative to dir) and prints the results as the oracle does.
 func runScript(t testing.TB, dir, archive, metrics, ops string, env ...string) string {
 	t.Helper()
+	return runScriptAs(t, replay.Version603, dir, archive, metrics, ops, env...)
+}
+
+// runScriptAs is runScript with a replay context behaving as PCP version.
+func runScriptAs(t testing.TB, version, dir, archive, metrics, ops string, env ...string) string {
+	t.Helper()
 	var b strings.Builder
-	c, err := replay.Open(filepath.Join(dir, archive))
+	c, err := replay.OpenOptions(filepath.Join(dir, archive), replay.Options{Version: version})
 	if err != nil {
 		fmt.Fprintf(&b, "open err %d\n", archiveCode(err))
 		return b.String()
@@ -348,17 +377,26 @@ func canonValue(typ pmapi.Type, v *pmapi.Value) string {
 	return fmt.Sprintf("b%d:%s", v.BlockType, hex.EncodeToString(b))
 }
 
-// compareOracle runs ops on both sides and reports the first difference.
+// compareOracle runs ops on both sides (libpcp 6.0.3) and reports the
+// first difference.
 func compareOracle(t *testing.T, dir, archive, metrics, ops string, env ...string) bool {
 	t.Helper()
-	want, crashed := runOracle(t, dir, archive, metrics, ops, env...)
-	got := runScript(t, dir, archive, metrics, ops, env...)
-	if crashed && noFree != "" {
+	return host603.compare(t, dir, archive, metrics, ops, env...)
+}
+
+// compare runs ops with lp and on a replay context behaving as lp's
+// version, and reports the first difference.
+func (lp *libpcp) compare(t *testing.T, dir, archive, metrics, ops string, env ...string) bool {
+	t.Helper()
+	tally := lp.tally
+	want, crashed := lp.run(t, true, dir, archive, metrics, ops, env...)
+	got := runScriptAs(t, lp.version, dir, archive, metrics, ops, env...)
+	if crashed {
 		// nofree.c pads blocks for libpcp's reads out of bounds, but
 		// should it crash all the same, the run with the real free may
 		// get further (it may crash too, later): the longer output is
 		// compared.
-		w2, c2 := runOracleFree(t, false, dir, archive, metrics, ops, env...)
+		w2, c2 := lp.run(t, false, dir, archive, metrics, ops, env...)
 		if n2 := strings.Count(w2, "\n"); n2 > strings.Count(want, "\n") {
 			g2 := got
 			if c2 {
@@ -368,10 +406,10 @@ func compareOracle(t *testing.T, dir, archive, metrics, ops string, env ...strin
 			}
 			if w2 == g2 {
 				t.Logf("%s %s: libpcp crashed with the no-op free; the run with the real free matches (%d lines, crashed=%v)", archive, metrics, n2, c2)
-				crashRetried.Add(1)
-				compared.Add(1)
-				matched.Add(1)
-				lines.Add(int64(n2))
+				tally.crashRetried.Add(1)
+				tally.compared.Add(1)
+				tally.matched.Add(1)
+				tally.lines.Add(int64(n2))
 				return true
 			}
 		}
@@ -384,17 +422,17 @@ func compareOracle(t *testing.T, dir, archive, metrics, ops string, env ...strin
 			got = strings.Join(gl[:n], "")
 		}
 		t.Logf("%s %s: libpcp crashed after %d lines; comparing those", archive, metrics, n)
-		crashes.Add(1)
+		tally.crashes.Add(1)
 		if dir := os.Getenv("ORACLE_SAVE"); dir != "" {
 			os.WriteFile(filepath.Join(dir, "crash.metrics"), []byte(metrics), 0o644)
 			os.WriteFile(filepath.Join(dir, "crash.ops"), []byte(ops), 0o644)
 			os.WriteFile(filepath.Join(dir, "crash.archive"), []byte(archive), 0o644)
 		}
 	}
-	compared.Add(1)
-	lines.Add(int64(strings.Count(want, "\n")))
+	tally.compared.Add(1)
+	tally.lines.Add(int64(strings.Count(want, "\n")))
 	if want == got {
-		matched.Add(1)
+		tally.matched.Add(1)
 		return true
 	}
 	if dir := os.Getenv("ORACLE_SAVE"); dir != "" {
@@ -433,7 +471,7 @@ func compareOracle(t *testing.T, dir, archive, metrics, ops string, env ...strin
 			break
 		}
 	}
-	t.Errorf("%s %s: libpcp and replay differ at line %d%s\n--- libpcp:\n%s\n--- replay:\n%s\n--- script:\n%s",
-		archive, metrics, i+1, op, ctx(wl), ctx(gl), ops)
+	t.Errorf("%s %s: libpcp %s and replay differ at line %d%s\n--- libpcp:\n%s\n--- replay:\n%s\n--- script:\n%s",
+		archive, metrics, lp.version, i+1, op, ctx(wl), ctx(gl), ops)
 	return false
 }

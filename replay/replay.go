@@ -1,5 +1,5 @@
 // Package replay reads PCP archives the way a libpcp archive context
-// does (PCP 6.0.3): one archive, or a set of archives (a directory, or a
+// does (PCP 6.0.3, or 6.3.8: Options.Version): one archive, or a set of archives (a directory, or a
 // comma-separated list) read as one, in one of three modes set by
 // SetMode, as pmSetMode(3) sets them.
 //
@@ -47,6 +47,7 @@ import (
 	"io"
 
 	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/internal/pcpconf"
 	"github.com/pcpkit/pcpkit/interp"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
@@ -90,27 +91,66 @@ type Context struct {
 	placed  placement // what ArchiveLabel's positioning left for the next fetch
 	profile Profile
 	dm      *derived // derived metrics (derived.go), nil without
+	version string
+}
+
+// The PCP versions a Context can behave as (Options.Version).
+const (
+	Version603 = pcpconf.Version603
+	Version638 = pcpconf.Version638
+)
+
+// Options are the choices of a replay context.
+type Options struct {
+	// Version is the PCP version whose libpcp the context behaves as
+	// where versions differ: Version603 ("6.0.3", or any 6.0 release)
+	// or Version638 ("6.3.8", or any 6.3 release). Under 6.3.8
+	// interpolation takes the nearest value of INSTANT and DISCRETE
+	// metrics (interp.NearestRule), under 6.0.3 the prior one
+	// (interp.PriorRule). "" (or anything else) is the version pcpkit's
+	// tools behave as: $PCPKIT_PCP_VERSION, else the host's PCP
+	// configuration, else 6.0.3.
+	Version string
 }
 
 // Open opens an archive replay context for name: an archive (its base
 // name or any of its files), a directory of archives, or a
-// comma-separated list of these, as archive.OpenSet takes them.
-func Open(name string) (*Context, error) {
+// comma-separated list of these, as archive.OpenSet takes them. It
+// behaves as the PCP version of pcpkit's tools (Options).
+func Open(name string) (*Context, error) { return OpenOptions(name, Options{}) }
+
+// OpenOptions is Open with options.
+func OpenOptions(name string, o Options) (*Context, error) {
 	s, err := archive.OpenSet(name)
 	if err != nil {
 		return nil, err
 	}
-	return NewContext(s), nil
+	return NewContextOptions(s, o), nil
 }
 
 // NewContext returns a replay context reading the set s, in Forw mode at
-// the start of its first archive.
-func NewContext(s *archive.Set) *Context {
+// the start of its first archive, behaving as the PCP version of
+// pcpkit's tools (Options).
+func NewContext(s *archive.Set) *Context { return NewContextOptions(s, Options{}) }
+
+// NewContextOptions is NewContext with options.
+func NewContextOptions(s *archive.Set, o Options) *Context {
 	c := &Context{set: s, rd: newReader(s), mode: Forw}
 	c.origin = s.Label().Start
 	c.ip = interp.New(c.rd)
+	c.version = pcpconf.Version()
+	if v, ok := pcpconf.Release(o.Version); ok {
+		c.version = v
+	}
+	if c.version == Version638 {
+		c.ip.SetRule(interp.NearestRule)
+	}
 	return c
 }
+
+// Version is the PCP version the context behaves as (Version603 or
+// Version638; see Options).
+func (c *Context) Version() string { return c.version }
 
 // Close closes the archives.
 func (c *Context) Close() error {

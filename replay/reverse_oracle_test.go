@@ -2,12 +2,9 @@ package replay_test
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/pcpkit/pcpkit/internal/testenv"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
@@ -23,24 +20,9 @@ func TestOracleReverse(t *testing.T) {
 		t.Skip("slow")
 	}
 	needOracle(t)
-	for _, set := range []string{"pcp-qa-archives", "pcp-made-archives"} {
-		dir := testenv.SharedDir(t, set)
-		for _, a := range testenv.Archives(t, dir) {
-			if strings.HasPrefix(a, "multi") || strings.HasSuffix(a, "-zst") {
-				continue
-			}
-			t.Run(set+"/"+a, func(t *testing.T) {
-				if os.Getenv("ORACLE_ONLY") != "" && !strings.Contains(a, os.Getenv("ORACLE_ONLY")) {
-					t.Skip()
-				}
-				start, end, _, pmids, ok := archiveFactsOK(t, filepath.Join(dir, a))
-				if !ok {
-					t.Skip("cannot open")
-				}
-				compareOracle(t, dir, a, pmidList(pmids, 60), reverseScript(start, end))
-			})
-		}
-	}
+	forOracleArchives(t, func(t *testing.T, dir, a string, start, end pmapi.Timestamp, _ int, pmids []pmapi.PMID) {
+		compareOracle(t, dir, a, pmidList(pmids, 60), reverseScript(start, end))
+	})
 }
 
 // reverseScript is pmval --reverse's replay: origins truncated to

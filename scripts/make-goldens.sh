@@ -24,6 +24,12 @@
 #
 # Environment: REAL_TOOL=/path overrides the tool found; the tool must report
 # version 6.0.3 unless ALLOW_ANY_PCP=1.
+#
+# With PCP638=1 the goldens are PCP 6.3.8's, in testdata/golden638/TOOL/
+# (pmdumplog and pmlogsummary): the tool of the PCP 6.3.8 chroot
+# ($PCPKIT_PCP638_ROOT, else /opt/pcp-6.3.8; see internal/testenv.Real638)
+# runs, as root, over a copy of testdata/archives inside it, in a clean
+# environment with TZ=UTC PCP_DERIVED_CONFIG= LC_ALL=C.
 set -euo pipefail
 export LC_ALL=C
 
@@ -173,6 +179,31 @@ if [[ $mode == list ]]; then
 fi
 
 real=${REAL_TOOL:-}
+want_version=6.0.3
+golden=$root/testdata/golden/$tool
+archives=$root/testdata/archives
+run_real() { # DIR ARGS...: the real tool, in DIR
+	local dir=$1
+	shift
+	(cd "$dir" && env TZ=UTC PCP_DERIVED_CONFIG= LC_ALL=C PATH="/usr/bin:/bin:$PATH" timeout 120 "$real" "$@")
+}
+if [[ ${PCP638:-} == 1 ]]; then
+	chroot638=${PCPKIT_PCP638_ROOT:-/opt/pcp-6.3.8}
+	[[ -x $chroot638/usr/bin/$tool ]] || die "no $tool in the PCP 6.3.8 chroot $chroot638"
+	want_version=6.3.8
+	golden=$root/testdata/golden638/$tool
+	copy=$(mktemp -d "$chroot638/tmp/make-goldens-XXXXXX")
+	trap 'rm -rf "$copy"' EXIT
+	cp -a "$archives/." "$copy"
+	archives=$copy
+	real=$tool
+	run_real() {
+		local dir=/tmp/${1#"$chroot638"/tmp/}
+		shift
+		timeout 120 chroot "$chroot638" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+			TZ=UTC PCP_DERIVED_CONFIG= LC_ALL=C /bin/sh -c 'cd "$1" && shift && exec "$@"' sh "$dir" "$tool" "$@"
+	}
+fi
 if [[ -z $real ]]; then
 	for d in /usr/bin /usr/libexec/pcp/bin /usr/lib/pcp/bin; do
 		if [[ -x $d/$tool && -f $d/$tool ]]; then
@@ -183,17 +214,20 @@ if [[ -z $real ]]; then
 fi
 [[ -n $real ]] || real=$(command -v "$tool" || true)
 [[ -n $real ]] || die "the real $tool is not installed (see .ci/run for how to install PCP)"
-version=$("$real" --version 2>&1 </dev/null || true)
-if [[ $version == *"unrecognized option '--version'"* && -x $(dirname "$real")/pmdumplog ]]; then
+version=$(run_real "$archives" --version 2>&1 </dev/null || true)
+if [[ $version == *"unrecognized option '--version'"* ]]; then
 	# pmlogcheck has no --version: the release is that of the pmdumplog
 	# installed beside it.
-	version=$("$(dirname "$real")/pmdumplog" --version 2>&1 </dev/null || true)
+	if [[ ${PCP638:-} == 1 ]]; then
+		version=$(tool=pmdumplog run_real "$archives" --version 2>&1 </dev/null || true)
+	elif [[ -x $(dirname "$real")/pmdumplog ]]; then
+		version=$("$(dirname "$real")/pmdumplog" --version 2>&1 </dev/null || true)
+	fi
 fi
-if [[ $version != *" 6.0.3"* && ${ALLOW_ANY_PCP:-} != 1 ]]; then
-	die "$real reports '$version', not 6.0.3 (set ALLOW_ANY_PCP=1 to go on anyway)"
+if [[ $version != *" $want_version"* && ${ALLOW_ANY_PCP:-} != 1 ]]; then
+	die "$real reports '$version', not $want_version (set ALLOW_ANY_PCP=1 to go on anyway)"
 fi
 
-golden=$root/testdata/golden/$tool
 mkdir -p "$golden"
 find "$golden" -mindepth 1 -maxdepth 1 -type d -exec rm -rf {} +
 
@@ -213,9 +247,7 @@ while IFS=$'\t' read -r archive s args; do
 	stem=$golden/$archive/$s
 	mkdir -p "$(dirname "$stem")"
 	rc=0
-	(cd "$root/testdata/archives" &&
-		env TZ=UTC PCP_DERIVED_CONFIG= LC_ALL=C PATH="/usr/bin:/bin:$PATH" \
-			timeout 120 "$real" "${argv[@]}" </dev/null >"$stem.out" 2>"$stem.err") || rc=$?
+	run_real "$archives" "${argv[@]}" </dev/null >"$stem.out" 2>"$stem.err" || rc=$?
 	[[ $rc -ne 124 ]] || die "$tool ${argv[*]}: timed out"
 	printf '%d\n' "$rc" >"$stem.rc"
 	n=$((n + 1))

@@ -89,38 +89,41 @@ var knownModeDivergences = map[string]string{
 // (damaged ones included) in every interop mode, and diffs the two.
 func TestInteropShared(t *testing.T) {
 	testenv.RealTool(t, "pmdumplog")
-	for _, set := range []string{"pcp-qa-archives", "pcp-made-archives"} {
-		dir := testenv.SharedDir(t, set)
+	forInteropCases(t, []string{"pcp-qa-archives", "pcp-made-archives"}, func(t *testing.T, dir, a, m string) {
+		if why, ok := knownModeDivergences[a+" "+m]; ok {
+			t.Skipf("known divergence: %s", why)
+		}
+		ref := a
+		if k, ok := knownDivergences[a]; ok {
+			ref = k.instead
+		}
+		args := append(strings.Fields(m), a)
+		wout, werr, wrc := testenv.RunRealIn(t, dir, "pmdumplog", append(strings.Fields(m), ref)...)
+		if ref != a {
+			wout = bytes.ReplaceAll(wout, []byte(ref), []byte(a))
+			werr = bytes.ReplaceAll(werr, []byte(ref), []byte(a))
+		}
+		out, errs, rc := run(t, dir, args)
+		testenv.CompareRun(t, "pmdumplog", "pmdumplog "+strings.Join(args, " "), string(wout), string(werr), wrc, out, errs, rc)
+	})
+}
+
+// forInteropCases runs f, in a subtest, for every archive of the sets
+// (testenv.SetDir; directories of archives left out, QA's bad/nometa3
+// in) in every interop mode.
+func forInteropCases(t *testing.T, sets []string, f func(t *testing.T, dir, a, m string)) {
+	for _, set := range sets {
+		dir := testenv.SetDir(t, set)
 		archives := testenv.Archives(t, dir)
-		for _, bad := range []string{"bad/nometa3"} {
-			if _, err := os.Stat(filepath.Join(dir, bad+".0")); err == nil {
-				archives = append(archives, bad)
-			}
+		if _, err := os.Stat(filepath.Join(dir, "bad", "nometa3.0")); err == nil {
+			archives = append(archives, "bad/nometa3")
 		}
 		for _, a := range archives {
 			if strings.HasPrefix(a, "multi") {
 				continue // directories of archives: see TestMultiArchiveRefused
 			}
-			ref := a
-			if k, ok := knownDivergences[a]; ok {
-				ref = k.instead
-			}
 			for _, m := range interopModes {
-				if why, ok := knownModeDivergences[a+" "+m]; ok {
-					t.Logf("skipping %s %s: known divergence: %s", a, m, why)
-					continue
-				}
-				args := append(strings.Fields(m), a)
-				refArgs := append(strings.Fields(m), ref)
-				t.Run(set+"/"+a+"/"+m, func(t *testing.T) {
-					wout, werr, wrc := testenv.RunRealIn(t, dir, "pmdumplog", refArgs...)
-					if ref != a {
-						wout = bytes.ReplaceAll(wout, []byte(ref), []byte(a))
-						werr = bytes.ReplaceAll(werr, []byte(ref), []byte(a))
-					}
-					out, errs, rc := run(t, dir, args)
-					testenv.CompareRun(t, "pmdumplog", "pmdumplog "+strings.Join(args, " "), string(wout), string(werr), wrc, out, errs, rc)
-				})
+				t.Run(set+"/"+a+"/"+m, func(t *testing.T) { f(t, dir, a, m) })
 			}
 		}
 	}

@@ -2,11 +2,13 @@ package dumplog
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/lhash"
+	"github.com/pcpkit/pcpkit/internal/pcpconf"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
@@ -123,6 +125,17 @@ func (d *dumper) appendDesc(b []byte, desc *pmapi.Desc) []byte {
 	return append(b, '\n')
 }
 
+// listOrder is the order pmdumplog lists the keys of h (PMIDs, instance
+// domains) in: that of libpcp's hash table for PCP 6.0.3, ascending for
+// PCP 6.3.8 (pcpconf.Version), which sorts them.
+func listOrder(h *lhash.Order) []uint32 {
+	keys := h.Keys()
+	if pcpconf.Version() == pcpconf.Version638 {
+		slices.Sort(keys)
+	}
+	return keys
+}
+
 func (d *dumper) dumpDescs() {
 	m := d.a.Meta()
 	h := lhash.New()
@@ -130,7 +143,7 @@ func (d *dumper) dumpDescs() {
 		h.Add(uint32(desc.PMID))
 	}
 	b := append(d.buf, "\nDescriptions for Metrics in the Log ...\n"...)
-	for _, k := range h.Keys() {
+	for _, k := range listOrder(h) {
 		desc, _ := m.Desc(pmapi.PMID(k))
 		b = fmt.Appendf(b, "PMID: %s (%s)\n", desc.PMID, d.names(desc.PMID, "<noname>"))
 		b = d.appendDesc(b, desc)
@@ -146,7 +159,7 @@ func (d *dumper) dumpInDoms() {
 		h.Add(uint32(in))
 	}
 	b := append(d.buf, "\nInstance Domains in the Log ...\n"...)
-	for _, k := range h.Keys() {
+	for _, k := range listOrder(h) {
 		in := pmapi.InDom(k)
 		b = fmt.Appendf(b, "InDom: %s\n", in)
 		for _, s := range m.InDomHistory(in) {
@@ -279,10 +292,16 @@ func labelRank(t uint32) int {
 func (d *dumper) dumpLabelSets() {
 	m := d.a.Meta()
 	b := append(d.buf, "\nMetric Labels in the Log ...\n"...)
+	// PCP 6.0.3 lists the label records libpcp keeps (Labels), 6.3.8
+	// every one (RawLabels).
+	labels := m.Labels
+	if pcpconf.Version() == pcpconf.Version638 {
+		labels = m.RawLabels()
+	}
 	// Group by timestamp (ascending), then type, then ident.
-	recs := make([]*archive.LabelRecord, len(m.Labels))
-	for i := range m.Labels {
-		recs[i] = &m.Labels[i]
+	recs := make([]*archive.LabelRecord, len(labels))
+	for i := range labels {
+		recs[i] = &labels[i]
 	}
 	sort.SliceStable(recs, func(i, j int) bool {
 		a, c := recs[i], recs[j]

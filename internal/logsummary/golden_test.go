@@ -203,23 +203,26 @@ func sharedArchives(t *testing.T, dir string) []string {
 // directories included) in every interop mode, and diffs the two.
 func TestInteropShared(t *testing.T) {
 	testenv.RealTool(t, "pmlogsummary")
-	for _, set := range []string{"pcp-qa-archives", "pcp-made-archives"} {
-		dir := testenv.SharedDir(t, set)
+	forInteropCases(t, []string{"pcp-qa-archives", "pcp-made-archives"}, func(t *testing.T, dir, a, m string) {
+		if why, ok := knownModeDivergences[a+" "+m]; ok {
+			t.Skipf("known divergence: %s", why)
+		}
+		ref := a
+		if k, ok := knownDivergences[a]; ok {
+			ref = k.instead
+		}
+		interop(t, dir, ref, a, append(strings.Fields(m), ref), append(strings.Fields(m), a))
+	})
+}
+
+// forInteropCases runs f, in a subtest, for every archive of the sets
+// (testenv.SetDir; as sharedArchives lists them) in every interop mode.
+func forInteropCases(t *testing.T, sets []string, f func(t *testing.T, dir, a, m string)) {
+	for _, set := range sets {
+		dir := testenv.SetDir(t, set)
 		for _, a := range sharedArchives(t, dir) {
-			ref := a
-			if k, ok := knownDivergences[a]; ok {
-				ref = k.instead
-			}
 			for _, m := range interopModes {
-				if why, ok := knownModeDivergences[a+" "+m]; ok {
-					t.Logf("skipping %s %s: known divergence: %s", a, m, why)
-					continue
-				}
-				args := append(strings.Fields(m), a)
-				refArgs := append(strings.Fields(m), ref)
-				t.Run(set+"/"+a+"/"+m, func(t *testing.T) {
-					interop(t, dir, ref, a, refArgs, args)
-				})
+				t.Run(set+"/"+a+"/"+m, func(t *testing.T) { f(t, dir, a, m) })
 			}
 		}
 	}
@@ -273,21 +276,27 @@ func metricArgs(t *testing.T, dir, a string) []string {
 // shared archive.
 func TestInteropMetrics(t *testing.T) {
 	testenv.RealTool(t, "pmlogsummary")
+	forMetricCases(t, func(t *testing.T, dir, a string, args []string) {
+		if k, ok := knownDivergences[a]; ok {
+			t.Skipf("known divergence: %s", k.why)
+		}
+		interop(t, dir, a, a, args, args)
+	})
+}
+
+// forMetricCases runs f, in a subtest, for every shared archive with the
+// arguments of metricArgs, in two modes.
+func forMetricCases(t *testing.T, f func(t *testing.T, dir, a string, args []string)) {
 	for _, set := range []string{"pcp-qa-archives", "pcp-made-archives"} {
 		dir := testenv.SharedDir(t, set)
 		for _, a := range sharedArchives(t, dir) {
-			if _, ok := knownDivergences[a]; ok {
-				continue
-			}
 			names := metricArgs(t, dir, a)
 			if names == nil {
 				continue
 			}
 			for _, m := range []string{"-a", "-x -y -I"} {
 				args := append(append(strings.Fields(m), a), names...)
-				t.Run(set+"/"+a+"/"+m, func(t *testing.T) {
-					interop(t, dir, a, a, args, args)
-				})
+				t.Run(set+"/"+a+"/"+m, func(t *testing.T) { f(t, dir, a, args) })
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"os"
 	"strings"
+	"sync"
 )
 
 // Get returns the variable name (such as "PCP_VAR_DIR"): from the
@@ -83,11 +84,36 @@ func Version() string {
 	if v, ok := releaseOf(os.Getenv(VersionEnv)); ok {
 		return v
 	}
-	if v, ok := releaseOf(Get("PCP_VERSION", "")); ok && v == Version638 {
+	conf := os.Getenv("PCP_VERSION")
+	if conf == "" {
+		conf = confVersion(ConfPath())
+	}
+	if v, ok := releaseOf(conf); ok && v == Version638 {
 		return v
 	}
 	return Version603
 }
+
+// confVersions caches the PCP_VERSION of each configuration file read:
+// Version is asked for on every error text (pmapi.ErrStr), and the file
+// does not change while a tool runs.
+var confVersions sync.Map // path -> string
+
+// confVersion is the PCP_VERSION of the configuration file at path ("" for
+// none), read once per path.
+func confVersion(path string) string {
+	if v, ok := confVersions.Load(path); ok {
+		return v.(string)
+	}
+	v := fileValue(path, "PCP_VERSION")
+	confVersions.Store(path, v)
+	return v
+}
+
+// Release maps a version string to the version pcpkit behaves as (see
+// releaseOf): "6.0", "6.0.N" to Version603, "6.3", "6.3.N" to
+// Version638; false for anything else.
+func Release(v string) (string, bool) { return releaseOf(v) }
 
 // releaseOf maps a version string to the version pcpkit behaves as: 6.0
 // releases ("6.0", "6.0.N") to Version603, 6.3 releases to Version638.

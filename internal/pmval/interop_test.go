@@ -106,7 +106,11 @@ func TestInteropAdhoc(t *testing.T) {
 // TestInteropErrors covers command-line failures and the options that
 // change no values, against the real pmval.
 func TestInteropErrors(t *testing.T) {
-	testenv.RealTool(t, "pmval")
+	interopWith(t, real603, interopErrors)
+}
+
+func interopErrors(t *testing.T, p pmvalOracle) {
+	p.need(t)
 	dir := testenv.SharedDir(t, "pcp-made-archives")
 	for _, args := range [][]string{
 		{}, {"-V"}, {"--version"}, {"-?"}, {"--help"}, {"-Q", "synth.ctr32"}, {"--bogus", "-a", "synth3", "synth.ctr32"},
@@ -145,7 +149,7 @@ func TestInteropErrors(t *testing.T) {
 		{"-T", "+1", "-A", "2", "-d", "synth.ctr32"}, {"-U", "synth3", "-h", "localhost", "synth.ctr32"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
-			compareReal(t, dir, args)
+			p.compare(t, dir, args)
 		})
 	}
 }
@@ -223,13 +227,17 @@ func interval(t *testing.T, path string, n int) string {
 }
 
 // TestInteropShared runs both pmvals on every shared archive (sets of
-// archives included) for a counter, an instant, a discrete and a string
+// archives included) and every archive of testdata/archives for a counter, an instant, a discrete and a string
 // metric each, at a fine and a coarse interval, raw, uninterpolated,
 // in a window and in the archive's zone.
 func TestInteropShared(t *testing.T) {
-	testenv.RealTool(t, "pmval")
-	for _, set := range []string{"pcp-qa-archives", "pcp-made-archives"} {
-		dir := testenv.SharedDir(t, set)
+	interopWith(t, real603, interopShared)
+}
+
+func interopShared(t *testing.T, p pmvalOracle) {
+	p.need(t)
+	for _, set := range []string{"pcp-qa-archives", "pcp-made-archives", testenv.TestdataSet} {
+		dir := testenv.SetDir(t, set)
 		names := testenv.Archives(t, dir)
 		if set == "pcp-qa-archives" {
 			names = append(names, "multi", "multi_v3", "multi-xz", "multi/20150508.11.44,multi/20150508.11.50")
@@ -255,7 +263,7 @@ func TestInteropShared(t *testing.T) {
 					}
 					args = append(args, m)
 					t.Run(set+"/"+strings.Join(args, " "), func(t *testing.T) {
-						compareReal(t, dir, args)
+						p.compare(t, dir, args)
 					})
 				}
 			}
@@ -266,10 +274,14 @@ func TestInteropShared(t *testing.T) {
 // TestInteropAllMetrics runs both pmvals for up to 30 metrics of every
 // shared archive at a coarse interval, interpolated and not.
 func TestInteropAllMetrics(t *testing.T) {
+	interopWith(t, real603, interopAllMetrics)
+}
+
+func interopAllMetrics(t *testing.T, p pmvalOracle) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
-	testenv.RealTool(t, "pmval")
+	p.need(t)
 	for _, set := range []string{"pcp-qa-archives", "pcp-made-archives"} {
 		dir := testenv.SharedDir(t, set)
 		names := testenv.Archives(t, dir)
@@ -298,7 +310,7 @@ func TestInteropAllMetrics(t *testing.T) {
 			for _, m := range metrics {
 				for _, args := range [][]string{{"-a", a, "-t", coarse, m}, {"-U", a, m}, {"-a", a, "-t", coarse, "-i", "0,1", m}} {
 					t.Run(set+"/"+strings.Join(args, " "), func(t *testing.T) {
-						compareReal(t, dir, args)
+						p.compare(t, dir, args)
 					})
 				}
 			}
@@ -309,7 +321,11 @@ func TestInteropAllMetrics(t *testing.T) {
 // TestInteropEvents compares event record arrays (they are never
 // interpolated) with the options that change how they print.
 func TestInteropEvents(t *testing.T) {
-	testenv.RealTool(t, "pmval")
+	interopWith(t, real603, interopEvents)
+}
+
+func interopEvents(t *testing.T, p pmvalOracle) {
+	p.need(t)
 	for _, c := range []struct{ set, archive, metric string }{
 		{"pcp-qa-archives", "eventrec", "sample.event.records"},
 		{"pcp-qa-archives", "eventrec", "sample.event.highres_records"},
@@ -330,7 +346,7 @@ func TestInteropEvents(t *testing.T) {
 				args[1] = c.archive
 			}
 			t.Run(c.set+"/"+strings.Join(args, " "), func(t *testing.T) {
-				compareReal(t, dir, args)
+				p.compare(t, dir, args)
 			})
 		}
 	}
@@ -340,7 +356,11 @@ func TestInteropEvents(t *testing.T) {
 // they print, on archives with marks, instance domain changes, several
 // volumes and several archives, for each kind of metric.
 func TestInteropOptions(t *testing.T) {
-	testenv.RealTool(t, "pmval")
+	interopWith(t, real603, interopOptions)
+}
+
+func interopOptions(t *testing.T, p pmvalOracle) {
+	p.need(t)
 	for _, c := range []struct{ set, archive string }{
 		{"pcp-made-archives", "synth3"},
 		{"pcp-made-archives", "sample3"},
@@ -365,7 +385,7 @@ func TestInteropOptions(t *testing.T) {
 			} {
 				args := append(append([]string{"-a", c.archive}, opts...), m)
 				t.Run(c.set+"/"+strings.Join(args, " "), func(t *testing.T) {
-					compareReal(t, dir, args)
+					p.compare(t, dir, args)
 				})
 			}
 		}
@@ -397,7 +417,11 @@ func TestInteropNamespace(t *testing.T) {
 // "1 minute" (an instance whose name up to its first space is a prefix
 // of the name given).
 func TestInteropInstanceNames(t *testing.T) {
-	testenv.RealTool(t, "pmval")
+	interopWith(t, real603, interopInstanceNames)
+}
+
+func interopInstanceNames(t *testing.T, p pmvalOracle) {
+	p.need(t)
 	dir := testenv.SharedDir(t, "pcp-made-archives")
 	for _, args := range [][]string{
 		{"-a", "basic3", "-s", "2", "-i", "15", "kernel.all.load"},
@@ -409,7 +433,7 @@ func TestInteropInstanceNames(t *testing.T) {
 		{"-a", "basic3", "-s", "2", `kernel.all.load["15","5"]`},
 		{"-a", "basic2", "-s", "2", "-i", "15", "kernel.all.load"},
 	} {
-		compareReal(t, dir, args)
+		p.compare(t, dir, args)
 	}
 }
 

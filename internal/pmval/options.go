@@ -9,6 +9,7 @@ import (
 
 	"github.com/pcpkit/pcpkit/derive"
 	"github.com/pcpkit/pcpkit/internal/getopt"
+	"github.com/pcpkit/pcpkit/internal/pcpconf"
 	"github.com/pcpkit/pcpkit/internal/version"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmcd"
@@ -109,18 +110,14 @@ Reporting options:
   -X, --timestamp       include date and microseconds in reported timestamps
 `
 
-// derivedUsage is the --derived line of usage.
-const derivedUsage = "  --derived=FILE        load derived metric definitions from FILE(s)\n"
-
-// usageText is the usage message: the real pmval's, whose --derived line
-// also names the derived metric language when it is not PCP 6.0.3's
-// (derive.ProcessDialect).
+// usageText is the usage message of the real pmval of the PCP version
+// pcpkit behaves as (pcpconf.Version): 6.3.8's names an archive "a PCP
+// archive", not "a PCP log archive".
 func usageText() string {
-	if derive.ProcessDialect() == derive.Dialect603 {
-		return usage
+	if pcpconf.Version() == pcpconf.Version638 {
+		return strings.Replace(usage, "metrics source is a PCP log archive", "metrics source is a PCP archive", 1)
 	}
-	return strings.Replace(usage, derivedUsage, derivedUsage+
-		"                        (PCP 6.3.8's language: $PCPKIT_PCP_VERSION or pcp.conf)\n", 1)
+	return usage
 }
 
 // options are pmval's settings after the command line.

@@ -31,9 +31,6 @@ import (
 	"github.com/pcpkit/pcpkit/replay"
 )
 
-// Version is the version the real tool reports.
-const Version = "6.0.3"
-
 // instPair is an instance of the reported metric: its number and the
 // name it is shown by.
 type instPair struct {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -167,5 +168,87 @@ func CopyArchive(t testing.TB, base, dir string) {
 		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// PlaceDir copies the directory dir (a set of archives, say) into a fresh
+// directory of the chroot, removed when the test ends, and returns the
+// copy's path inside the chroot.
+func (c *Chroot) PlaceDir(t testing.TB, dir string) string {
+	t.Helper()
+	host, inside := c.TempDir(t)
+	if out, err := exec.Command("cp", "-a", dir+"/.", host).CombinedOutput(); err != nil {
+		t.Fatalf("copying %s into the chroot: %v: %s", dir, err, out)
+	}
+	return inside
+}
+
+// Tool638 compares one of pcpkit's tools, behaving as PCP 6.3.8, with the
+// real tool of PCP 6.3.8 run in the chroot over copies of the archive
+// directories (made once per Tool638, for the length of the test that
+// made it), and counts the runs.
+type Tool638 struct {
+	Name string // the tool's name, in the chroot's PATH
+	// Run runs pcpkit's tool in-process in dir (the host's directory)
+	// with args and the extra environment env, which holds
+	// PCPKIT_PCP_VERSION=6.3.8.
+	Run func(t *testing.T, dir string, args []string, env ...string) (stdout, stderr string, exitCode int)
+
+	top    testing.TB
+	c      *Chroot
+	placed map[string]string
+	N      int // runs compared
+	Same   int // of those, identical
+}
+
+// Need gets the chroot for the test t (skipping it, or failing it under
+// PCP_INTEROP=1, without one); the archive copies last as long as t.
+func (p *Tool638) Need(t *testing.T) {
+	t.Helper()
+	p.top, p.c = t, Real638(t)
+	if p.placed == nil {
+		p.placed = map[string]string{}
+	}
+}
+
+// Compare runs both tools with args in dir (the real one in its copy),
+// with the extra environment env, reports the differences and whether
+// there were none. A run the chroot cannot make (no bzip2 or zstd to read
+// the archive's .bz2 or .zst files) is skipped. fix, if not nil, may
+// adjust the real tool's output before the comparison (a known crash).
+func (p *Tool638) Compare(t *testing.T, dir string, args []string, fix func(stdout, stderr []byte, rc int) ([]byte, []byte, int), env ...string) bool {
+	t.Helper()
+	in, ok := p.placed[dir]
+	if !ok {
+		in = p.c.PlaceDir(p.top, dir)
+		p.placed[dir] = in
+	}
+	wout, werr, wrc := p.c.Run(t, in, env, p.Name, args...)
+	if m := missingDecompressor.Find(werr); m != nil {
+		t.Skipf("the chroot cannot decompress the archive: %s", m)
+	}
+	if fix != nil {
+		wout, werr, wrc = fix(wout, werr, wrc)
+	}
+	out, errs, rc := p.Run(t, dir, args, append([]string{"PCPKIT_PCP_VERSION=6.3.8", "PCP_DERIVED_CONFIG=", "LC_ALL=C"}, env...)...)
+	p.N++
+	ok = string(wout) == out && string(werr) == errs && wrc == rc
+	CompareRun(t, p.Name+" 6.3.8", p.Name+" "+strings.Join(args, " "), string(wout), string(werr), wrc, out, errs, rc)
+	if ok {
+		p.Same++
+	}
+	return ok
+}
+
+// missingDecompressor is what libpcp prints when the program that
+// decompresses an archive's files (bzip2, zstd) is missing: the minimal
+// chroot has xz only.
+var missingDecompressor = regexp.MustCompile(`execvp\((bzip2|zstd), \.\.\.\) failed`)
+
+// Report logs the counts.
+func (p *Tool638) Report(t testing.TB) {
+	t.Helper()
+	if p.N > 0 {
+		t.Logf("%s 6.3.8: %d runs, %d identical", p.Name, p.N, p.Same)
 	}
 }

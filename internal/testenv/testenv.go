@@ -685,14 +685,31 @@ type Golden struct {
 // <repo>/testdata/golden/<tool>/<archive>/<slug>; add ".out", ".err" or ".rc".
 func GoldenPath(t testing.TB, tool string, c Case) string {
 	t.Helper()
-	return filepath.Join(RepoRoot(t), "testdata", "golden", tool, filepath.FromSlash(c.Archive), c.Slug())
+	return goldenPath(t, "golden", tool, c)
+}
+
+func goldenPath(t testing.TB, dir, tool string, c Case) string {
+	t.Helper()
+	return filepath.Join(RepoRoot(t), "testdata", dir, tool, filepath.FromSlash(c.Archive), c.Slug())
 }
 
 // ReadGolden reads the golden files of tool for c. The .rc file holds the exit
 // code in decimal followed by a newline.
 func ReadGolden(t testing.TB, tool string, c Case) Golden {
 	t.Helper()
-	stem := GoldenPath(t, tool, c)
+	return readGolden(t, GoldenPath(t, tool, c))
+}
+
+// ReadGolden638 reads the golden files of tool for c that the real PCP
+// 6.3.8 printed (PCP638=1 scripts/make-goldens.sh TOOL), in
+// testdata/golden638/TOOL.
+func ReadGolden638(t testing.TB, tool string, c Case) Golden {
+	t.Helper()
+	return readGolden(t, goldenPath(t, "golden638", tool, c))
+}
+
+func readGolden(t testing.TB, stem string) Golden {
+	t.Helper()
 	var g Golden
 	var err error
 	if g.Stdout, err = os.ReadFile(stem + ".out"); err != nil {
@@ -716,6 +733,20 @@ func ReadGolden(t testing.TB, tool string, c Case) Golden {
 func ArchivesDir(t testing.TB) string {
 	t.Helper()
 	return filepath.Join(RepoRoot(t), "testdata", "archives")
+}
+
+// TestdataSet names testdata/archives among the sets of archives SetDir
+// takes ("pcp-qa-archives", "pcp-made-archives", ... are the shared ones).
+const TestdataSet = "testdata"
+
+// SetDir is the directory of a set of archives: ArchivesDir for
+// TestdataSet, else SharedDir(t, set) (skipping the test without it).
+func SetDir(t testing.TB, set string) string {
+	t.Helper()
+	if set == TestdataSet {
+		return ArchivesDir(t)
+	}
+	return SharedDir(t, set)
 }
 
 // CompareRun reports, as test errors, where pcpkit's run of tool differs

@@ -7,6 +7,8 @@ package version
 import (
 	"runtime/debug"
 	"strings"
+
+	"github.com/pcpkit/pcpkit/internal/pcpconf"
 )
 
 // Set by `make build`:
@@ -68,12 +70,14 @@ func Line() string {
 }
 
 // Banner is a tool's whole --version message: the real PCP tool's line
-// ("pmdumplog version 6.0.3"), then Line, each ending in a newline.
+// for the PCP version pcpkit behaves as ("pmdumplog version 6.0.3", or
+// 6.3.8 under PCPKIT_PCP_VERSION=6.3.8: pcpconf.Version), then Line, each
+// ending in a newline.
 func Banner(tool string) string {
 	var b strings.Builder
 	b.WriteString(tool)
 	b.WriteString(" version ")
-	b.WriteString(PCP)
+	b.WriteString(pcpconf.Version())
 	b.WriteString("\n")
 	b.WriteString(Line())
 	b.WriteString("\n")
