@@ -319,7 +319,7 @@ func openXZ(f *os.File) (*xzData, error) {
 }
 
 func (d *xzData) open() error {
-	x, err := xz.NewFile(d.f, d.compSize, xz.Options{})
+	x, err := xz.NewFile(d.f, d.compSize, xz.Options{ReadaheadMin: xzReadaheadMin})
 	if err != nil {
 		return fmt.Errorf("%s: %w", d.f.Name(), err)
 	}
@@ -360,3 +360,11 @@ func (d *xzData) Close() error {
 	d.Release()
 	return d.f.Close()
 }
+
+// xzReadaheadMin is the smallest xz block decoded ahead on other
+// goroutines (xz.Options.ReadaheadMin): pmlogger_daily's 10 MiB blocks
+// are; 1 KiB ones (xz --block-size=1KiB) are decoded when read, as
+// handing each to a goroutine cost more than decoding it
+// (scripts/bench-read.py -v xz1k -c window: 6.7x the real pmval's wall
+// time with readahead, GOMAXPROCS=2).
+const xzReadaheadMin = 64 << 10

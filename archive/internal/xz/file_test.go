@@ -413,3 +413,33 @@ func TestScanAfterJump(t *testing.T) {
 		t.Fatalf("%d decodes, want 5 (the last block twice)", n)
 	}
 }
+
+// TestReadaheadMin checks that blocks smaller than Options.ReadaheadMin
+// are not decoded ahead: sequential reads leave the queue empty and
+// every block is decoded once, when read.
+func TestReadaheadMin(t *testing.T) {
+	in := testInputs(t)
+	comp := xzCompress(t, in["text"], "-0", "--block-size=8KiB")
+	for _, tc := range []struct {
+		min       int64
+		wantQueue bool
+	}{{0, true}, {8192, true}, {8193, false}} {
+		f, err := NewFile(bytes.NewReader(comp), int64(len(comp)), Options{Readahead: 2, ReadaheadMin: tc.min})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for b := 0; b < 4; b++ {
+			got, err := f.Bytes(int64(b)*8192+100, 10, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := in["text"][b*8192+100 : b*8192+110]; !bytes.Equal(got, want) {
+				t.Fatalf("ReadaheadMin %d, block %d: %q, want %q", tc.min, b, got, want)
+			}
+		}
+		if queued := len(f.queue) > 0; queued != tc.wantQueue {
+			t.Errorf("ReadaheadMin %d: blocks queued %v, want %v (queue %v)", tc.min, queued, tc.wantQueue, f.queue)
+		}
+		f.Close()
+	}
+}

@@ -63,7 +63,23 @@ func ReadIndex(r io.ReaderAt, size int64) ([]Block, error) {
 		streams = append(streams, blocks)
 		pos = start
 	}
-	var out []Block
+	n := 0
+	for _, blocks := range streams {
+		n += len(blocks)
+	}
+	if len(streams) == 1 {
+		out := streams[0]
+		var uoff int64
+		for i := range out {
+			if uoff+out[i].UncompressedSize < uoff {
+				return nil, formatErr(out[i].Offset, -1, nil, "uncompressed size overflows")
+			}
+			out[i].UncompressedOffset = uoff
+			uoff += out[i].UncompressedSize
+		}
+		return out, nil
+	}
+	out := make([]Block, 0, n)
 	var uoff int64
 	for i := len(streams) - 1; i >= 0; i-- {
 		for _, b := range streams[i] {
@@ -204,7 +220,9 @@ func (ir *indexReader) read(check Check, room int64) ([]Block, error) {
 	if ir.err != nil {
 		return nil, ir.err
 	}
-	var blocks []Block
+	// Each record takes at least two bytes of the index: a count the
+	// index cannot hold allocates no more than the index could.
+	blocks := make([]Block, 0, min(count, uint64(max(ir.end-ir.off, 0))/2))
 	var area int64
 	csize := int64(check.size())
 	for i := uint64(0); i < count; i++ {
