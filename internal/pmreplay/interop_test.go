@@ -50,23 +50,46 @@ func knownDivergence(a string) string {
 	return ""
 }
 
-// knownRealMisread says why pmrep's output on archive name with options
-// opts is not to be compared with pcpkit's, if it is not.
-func knownRealMisread(name string, opts []string) string {
-	if name == "pcp-pidstat" && strings.Join(opts, " ") == "-T +20 -s 4" {
-		// At 02:05:07 three items of instance domain 3.9 each
-		// refresh the fetchgroup's shared pmGetInDom cache (each
-		// sees an instance the new cache does not have either);
-		// libpcp 6.0.3 frees the old lists while the items walked
-		// before (proc.memory.vmstack first) still point their
-		// instance names into them, and pmrep reads those after the
-		// fetch: what it finds depends on the heap (here empty names,
-		// so all of vmstack's values are dropped as transient; the
-		// same fetchgroup driven from a short Python script reads the
-		// right names). pcpkit reports the names the cache held.
-		return "libpcp 6.0.3's fetchgroup reads instance names from freed memory here (docs/pcp-notes-corrections.md)"
+// realMisreads names the archives on which pmrep 6.0.3 may drop values
+// it has, and why. On pcp-pidstat at 02:05:07 three items of instance
+// domain 3.9 each refresh the fetchgroup's shared pmGetInDom cache (each
+// sees an instance the new cache does not have either); libpcp 6.0.3
+// frees the old lists while the items walked before
+// (proc.memory.vmstack first) still point their instance names into
+// them, and pmrep reads those after the fetch: what it finds depends on
+// the heap (empty names here, so those values are dropped as
+// transient; the same fetchgroup driven from a short Python script
+// reads the right names). Which option sets it hits differs between
+// machines (CI's heap is not this one's), so every option set on the
+// archive is compared with droppedOnly. pcpkit reports the names the
+// cache held.
+var realMisreads = map[string]string{
+	"pcp-pidstat": "libpcp 6.0.3's fetchgroup reads instance names from freed memory here (docs/pcp-notes-corrections.md)",
+}
+
+// droppedOnly reports whether got (pcpkit's output) differs from want
+// (pmrep's) only in fields that pmrep left empty and pcpkit filled:
+// the same lines and fields, split at sep, otherwise.
+func droppedOnly(want, got, sep string) bool {
+	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
+	if len(wl) != len(gl) {
+		return false
 	}
-	return ""
+	for i := range wl {
+		if wl[i] == gl[i] {
+			continue
+		}
+		wf, gf := strings.Split(wl[i], sep), strings.Split(gl[i], sep)
+		if len(wf) != len(gf) {
+			return false
+		}
+		for j := range wf {
+			if wf[j] != gf[j] && wf[j] != "" {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // TestInteropShared compares pmreplay -o csv with the real pmrep -o csv
@@ -92,13 +115,20 @@ func TestInteropShared(t *testing.T) {
 				{"-t", "2", "-z", "-l", ";"}, {"-t", "0.7", "-0", "1", "-Z", "EST5EDT"}, {"-t", "1min", "-s", "5"},
 				{"-T", "+20", "-s", "4"}, {"-S", "+2", "-T", "+23", "-s", "3", "-H"},
 			} {
-				if why := knownRealMisread(name, opts); why != "" {
-					t.Logf("pmreplay -a %s %s: not compared: %s", name, strings.Join(opts, " "), why)
-					continue
-				}
 				args := append(append([]string{"-a", a, "-o", "csv"}, opts...), names...)
 				wout, _, wrc := testenv.RunCommand(t, dir, testenv.RealEnv(), "/usr/bin/python3", append([]string{pmrep}, args...)...)
 				out, _, rc := run(t, args...)
+				sep := ","
+				for i := range opts {
+					if opts[i] == "-l" {
+						sep = opts[i+1]
+					}
+				}
+				if why := realMisreads[name]; why != "" && string(wout) != out && (wrc == 0) == (rc == 0) && droppedOnly(string(wout), out, sep) {
+					t.Logf("pmreplay -a %s %s: pmrep drops values pcpkit prints: %s", name, strings.Join(opts, " "), why)
+					n++
+					continue
+				}
 				if d := cmp.Diff(string(wout), out); d != "" || (wrc == 0) != (rc == 0) {
 					t.Errorf("pmreplay %s: differs from pmrep (exit %d, pmrep %d; -pmrep +pcpkit):\n%s", strings.Join(args, " "), rc, wrc, d)
 				}
@@ -288,6 +318,23 @@ func TestInteropSystemDerived(t *testing.T) {
 		rc := Main(args, &out, &errb)
 		if d := cmp.Diff(string(wout)+string(werr), out.String()+errb.String()); d != "" || wrc != rc {
 			t.Errorf("pmreplay %s: differs from pmrep (exit %d, pmrep %d; -pmrep +pcpkit):\n%s", strings.Join(args, " "), rc, wrc, d)
+		}
+	}
+}
+
+func TestDroppedOnly(t *testing.T) {
+	for _, c := range []struct {
+		want, got string
+		ok        bool
+	}{
+		{"t,a,b\n1,,3\n", "t,a,b\n1,2,3\n", true},
+		{"t,a,b\n1,2,3\n", "t,a,b\n1,,3\n", false},
+		{"t,a,b\n1,5,3\n", "t,a,b\n1,2,3\n", false},
+		{"t,a,b\n1,,3\n", "t,a,b\n1,2,3,4\n", false},
+		{"t,a,b\n1,,3\n", "t,a,b\n1,2,3\n2,2,3\n", false},
+	} {
+		if got := droppedOnly(c.want, c.got, ","); got != c.ok {
+			t.Errorf("droppedOnly(%q, %q) = %v, want %v", c.want, c.got, got, c.ok)
 		}
 	}
 }
