@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/klauspost/compress/zstd"
+
 	"github.com/ulikunitz/xz"
 
 	"github.com/pcpkit/pcpkit/internal/testenv"
@@ -256,6 +257,7 @@ func (d *dirData) ReadAt(b []byte, off int64, forward bool) (int, error) {
 	return copy(b, d.b[off:]), nil
 }
 func (d *dirData) Size() (int64, error) { return int64(len(d.b)), nil }
+func (d *dirData) ReadSize() int        { return windowSize }
 func (d *dirData) Release()             {}
 func (d *dirData) Head() io.Reader      { return bytes.NewReader(d.b) }
 func (d *dirData) Close() error         { return nil }

@@ -35,7 +35,8 @@ type window struct {
 	off int64
 }
 
-// windowSize is the size of each window. Reading a volume in large
+// windowSize is the size of each window of an uncompressed volume
+// (volumeData.ReadSize). Reading a volume in large
 // pieces costs about what mapping it costs, and less than a read per
 // record; 256 KiB rather than more keeps the buffer in the processor's
 // cache between the copy and the scan of the records, and leaves fewer
@@ -73,7 +74,7 @@ func (ws *windows) bytes(v *volume, off int64, n int, forward bool) ([]byte, err
 			return ws[0].b[s : s+int64(n) : s+int64(n)], nil
 		}
 	}
-	length := int64(max(n, windowSize))
+	length := int64(max(n, v.data.ReadSize()))
 	start := off
 	if !forward {
 		start = max(end-length, 0)
@@ -83,7 +84,7 @@ func (ws *windows) bytes(v *volume, off int64, n int, forward bool) ([]byte, err
 	w := &ws[0]
 	if int64(cap(w.buf)) < length {
 		// a window's worth, or the whole of a smaller volume
-		w.buf = make([]byte, max(length, min(windowSize, v.size)))
+		w.buf = make([]byte, max(length, min(int64(v.data.ReadSize()), v.size)))
 	}
 	b := w.buf[:length]
 	if m, err := v.data.ReadAt(b, start, forward); int64(m) < length {

@@ -33,17 +33,19 @@ const DefaultMaxBlock = 64 << 20
 
 // File gives random access to the uncompressed bytes of an xz file. A read
 // decodes only the blocks that hold its range (found through the index),
-// and of a block decoded in the caller's goroutine only as far as the
-// read needs (a chunk of the LZMA2 data at a time, the rest when a later
-// read needs it: reading an archive's label and first records does not
-// decode a whole 10 MiB block; a block's check is verified when it is
-// complete). It keeps the last two blocks read (complete or in part)
-// and, when reads move from block to block in one direction, or reads
-// by Bytes forwards go on for a quarter of a block they jumped to (an
-// archive's scan from its start, after a look at its end), decodes the
-// next blocks in that direction ahead in up to Options.Readahead
-// goroutines. Its memory is about (Readahead + 2) times the largest
-// block's uncompressed size, whatever the file's length.
+// and of a block of 64 KiB or more decoded in the caller's goroutine only
+// as far as the read needs (a chunk of the LZMA2 data at a time, the rest
+// when a later read needs it: reading an archive's label and first
+// records does not decode a whole 10 MiB block; a block's check is
+// verified when it is complete). It keeps the blocks read last (complete
+// or in part): two, or as many as fit in 256 KiB when blocks are smaller.
+// When reads move from block to block in one direction, or reads by Bytes
+// forwards go on for a quarter of a block they jumped to (an archive's
+// scan from its start, after a look at its end), it decodes the next
+// blocks in that direction ahead in up to Options.Readahead goroutines.
+// Its memory is about (Readahead + 2) times the largest block's
+// uncompressed size, or 256 KiB, whichever is more, whatever the file's
+// length.
 //
 // ReadAt may be called from several goroutines (the calls are serialised);
 // a slice returned by Bytes is valid until the next call of any method.
@@ -60,7 +62,7 @@ type File struct {
 	dec  *Decoder // for the blocks decoded by the caller's goroutine
 	comp []byte
 
-	cache    [2]decoded // [0] the block used last, [1] the one before
+	cache    []decoded // [0] the block used last, [1] the one before, ...
 	free     [][]byte
 	spare    []*inPart // for blocks decoded in part, for reuse
 	queue    []*job    // blocks decoding ahead, in the order they will be wanted
@@ -137,7 +139,10 @@ func NewFile(r io.ReaderAt, size int64, opts Options) (*File, error) {
 		f.readahead = runtime.GOMAXPROCS(0)
 	}
 	f.readahead = max(f.readahead, 0)
-	f.cache[0].idx, f.cache[1].idx = -1, -1
+	f.cache = make([]decoded, max(2, cacheBytes/max(f.bufSize, 1)))
+	for k := range f.cache {
+		f.cache[k].idx = -1
+	}
 	return f, nil
 }
 
@@ -286,12 +291,14 @@ func (f *File) block(i, hint int, need int64) ([]byte, error) {
 	}
 	f.forward, f.scanFrom = hint > 0, need
 	f.last = i
-	if f.cache[1].idx == i {
-		f.cache[0], f.cache[1] = f.cache[1], f.cache[0]
-		if f.cache[0].part != nil {
+	if k := f.cached(i); k > 0 {
+		c := f.cache[k]
+		copy(f.cache[1:k+1], f.cache[:k])
+		f.cache[0] = c
+		if c.part != nil {
 			return f.decodeMore(need)
 		}
-		return f.cache[0].data, nil
+		return c.data, nil
 	}
 	var data []byte
 	if len(f.queue) > 0 && f.queue[0].idx == i {
@@ -310,7 +317,7 @@ func (f *File) block(i, hint int, need int64) ([]byte, error) {
 		f.evict()
 		// Start the next blocks before decoding this one here.
 		f.schedule()
-		if need < f.blocks[i].UncompressedSize {
+		if need < f.blocks[i].UncompressedSize && f.blocks[i].UncompressedSize >= partMin {
 			if err := f.startPart(i); err != nil {
 				return nil, err
 			}
@@ -385,16 +392,39 @@ func (f *File) decodeMore(need int64) ([]byte, error) {
 	return c.data, nil
 }
 
-// evict moves the older cached block to the free list and makes room at
-// the front of the cache.
+// cacheBytes is the uncompressed bytes the cache holds at most, in
+// blocks, when blocks are small; at least two blocks are held whatever
+// their size. With small blocks (xz --block-size=1KiB) a reader that
+// steps back a few records, as interpolation does, finds their blocks
+// here rather than decoding them again.
+const cacheBytes = 256 << 10
+
+// partMin is the smallest block decoded in part: a smaller one is decoded
+// whole when first read (the decode state a block in part keeps would
+// cost more than the rest of its decoding).
+const partMin = 64 << 10
+
+// cached returns the index in the cache of block i, or -1.
+func (f *File) cached(i int) int {
+	for k := range f.cache {
+		if f.cache[k].idx == i {
+			return k
+		}
+	}
+	return -1
+}
+
+// evict moves the least recently used cached block to the free list and
+// makes room at the front of the cache.
 func (f *File) evict() {
-	if c := f.cache[1]; c.idx >= 0 {
+	n := len(f.cache)
+	if c := f.cache[n-1]; c.idx >= 0 {
 		f.free = append(f.free, c.data)
 		if c.part != nil {
 			f.spare = append(f.spare, c.part)
 		}
 	}
-	f.cache[1] = f.cache[0]
+	copy(f.cache[1:], f.cache[:n-1])
 	f.cache[0] = decoded{idx: -1}
 }
 
@@ -447,7 +477,7 @@ func (f *File) schedule() {
 		if f.blocks[next].UncompressedSize < f.raMin {
 			break
 		}
-		if next == f.cache[0].idx || next == f.cache[1].idx {
+		if f.cached(next) >= 0 {
 			next += f.dir
 			continue
 		}
@@ -532,6 +562,8 @@ func (f *File) Close() error {
 	}
 	f.queue, f.dropped, f.free, f.scratch, f.comp = nil, nil, nil, nil, nil
 	f.spare = nil
-	f.cache[0], f.cache[1] = decoded{idx: -1}, decoded{idx: -1}
+	for k := range f.cache {
+		f.cache[k] = decoded{idx: -1}
+	}
 	return nil
 }

@@ -443,3 +443,40 @@ func TestReadaheadMin(t *testing.T) {
 		f.Close()
 	}
 }
+
+// TestSmallBlocksCached checks that a file of small blocks keeps the
+// blocks read last up to cacheBytes, and decodes them whole: a reader that
+// steps back a few records (interpolation does) decodes no block twice.
+func TestSmallBlocksCached(t *testing.T) {
+	in := testInputs(t)
+	data := in["text"]
+	comp := xzCompress(t, data, "-0", "--block-size=1KiB")
+	f, err := NewFile(bytes.NewReader(comp), int64(len(comp)), Options{Readahead: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if len(f.Blocks()) < 100 {
+		t.Fatalf("%d blocks, want 100 or more", len(f.Blocks()))
+	}
+	if got, want := len(f.cache), cacheBytes/1024; got != want {
+		t.Fatalf("cache of %d blocks, want %d", got, want)
+	}
+	// Forwards over 60 blocks, 100 bytes at a time, stepping back 3 KiB
+	// after each KiB; then backwards over them.
+	for off := int64(0); off < 60<<10; off += 1 << 10 {
+		readRange(t, f, data, off, 100, true, true)
+		readRange(t, f, data, max(off-3<<10, 0), 100, false, true)
+	}
+	for off := int64(60 << 10); off > 0; off -= 1 << 10 {
+		readRange(t, f, data, off-100, 100, false, true)
+	}
+	if n := f.decodes.Load(); n != 60 {
+		t.Fatalf("%d decodes for reads in 60 blocks, want 60", n)
+	}
+	for k, c := range f.cache {
+		if c.part != nil {
+			t.Fatalf("cache[%d] (block %d) in part, want whole", k, c.idx)
+		}
+	}
+}
