@@ -87,28 +87,12 @@ func TestInteropWindow(t *testing.T) {
 		for _, name := range sharedArchives(t, dir) {
 			for _, start := range []string{"+1", "+2"} {
 				args := []string{"-v", "-S", start, "-T", "-1", name}
-				if knownWindow[sub+"/"+name] {
-					continue
-				}
 				t.Run(sub+"/"+name+"/S"+start, func(t *testing.T) {
 					testenv.CompareMain(t, "pmlogcheck", Main, dir, args)
 				})
 			}
 		}
 	}
-}
-
-// knownWindow are the shared archives on which -S +1 or -S +2 starts
-// pass 3 elsewhere than the real tool does (libpcp's positioning for
-// pmSetMode on these damaged or irregular indexes is not reproduced).
-var knownWindow = map[string]bool{
-	"pcp-qa-archives/chartqa1":             true,
-	"pcp-qa-badarchives/20230506.20.02-01": true,
-	"pcp-qa-badarchives/20180608.04.23-01": true,
-	"pcp-qa-badarchives/badmeta-8":         true,
-	"pcp-qa-badarchives/badti-2":           true,
-	"pcp-qa-badarchives/badti-3":           true,
-	"pcp-qa-badarchives/badti-4":           true,
 }
 
 // damage makes damaged copies of the archive base (its .0, .meta and

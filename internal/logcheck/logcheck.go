@@ -123,6 +123,7 @@ type checker struct {
 	byPos          []posMetric // pass 3's metrics by position in the last record
 	names          nameSource
 	startSet       bool
+	badIndex       bool // pass 1 found a damaged index entry
 }
 
 // nameSource answers pmNameAll: the archive's names, or those of -n.

@@ -45,6 +45,14 @@ func before(a, b pmapi.Timestamp) bool {
 	return float64(a.Sec-b.Sec)+float64(a.Nsec-b.Nsec)/1e9 < 0
 }
 
+// indexErr reports a damaged index entry: as pmlogcheck does, pass 3
+// then reads without the index (libpcp's positioning for -S goes to the
+// start of the archive, as for an archive without an index).
+func (c *checker) indexErr(format string, args ...any) {
+	c.badIndex = true
+	c.errf(format, args...)
+}
+
 // pass1 checks the temporal index: timestamps, volume numbers and offsets
 // that are out of range or go backwards.
 func (c *checker) pass1() {
@@ -71,7 +79,7 @@ func (c *checker) pass1() {
 		n := i + 1
 		switch {
 		case e.Vol < 0:
-			c.errf("%s.index[entry %d]: illegal negative volume number %d\n", c.archname, n, e.Vol)
+			c.indexErr("%s.index[entry %d]: illegal negative volume number %d\n", c.archname, n, e.Vol)
 			logSize = -1
 		case i == 0 || e.Vol != index[i-1].Vol:
 			logSize = c.volumeSize(e.Vol)
@@ -80,41 +88,41 @@ func (c *checker) pass1() {
 			}
 		}
 		if e.Stamp.Sec < 0 || e.Stamp.Nsec < 0 {
-			c.errf("%s.index[entry %d]: illegal negative timestamp value (%d sec, %d nsec)\n", c.archname, n, int32(e.Stamp.Sec), e.Stamp.Nsec)
+			c.indexErr("%s.index[entry %d]: illegal negative timestamp value (%d sec, %d nsec)\n", c.archname, n, int32(e.Stamp.Sec), e.Stamp.Nsec)
 		}
 		if e.Stamp.Nsec > 999999999 {
-			c.errf("%s.index[entry %d]: illegal timestamp nsec value (%d sec, %d nsec)\n", c.archname, n, int32(e.Stamp.Sec), e.Stamp.Nsec)
+			c.indexErr("%s.index[entry %d]: illegal timestamp nsec value (%d sec, %d nsec)\n", c.archname, n, int32(e.Stamp.Sec), e.Stamp.Nsec)
 		}
 		if e.MetaOff < labelEnd {
-			c.errf("%s.index[entry %d]: offset to metadata (%d) before end of label record (%d)\n", c.archname, n, e.MetaOff, labelEnd)
+			c.indexErr("%s.index[entry %d]: offset to metadata (%d) before end of label record (%d)\n", c.archname, n, e.MetaOff, labelEnd)
 		}
 		if metaSize != -1 && e.MetaOff > metaSize {
-			c.errf("%s.index[entry %d]: offset to metadata (%d) past end of file (%d)\n", c.archname, n, e.MetaOff, metaSize)
+			c.indexErr("%s.index[entry %d]: offset to metadata (%d) past end of file (%d)\n", c.archname, n, e.MetaOff, metaSize)
 		}
 		if e.DataOff < labelEnd {
-			c.errf("%s.index[entry %d]: offset to log (%d) before end of label record (%d)\n", c.archname, n, e.DataOff, labelEnd)
+			c.indexErr("%s.index[entry %d]: offset to log (%d) before end of label record (%d)\n", c.archname, n, e.DataOff, labelEnd)
 		}
 		if logSize != -1 && e.DataOff > logSize {
-			c.errf("%s.index[entry %d]: offset to log (%d) past end of file (%d)\n", c.archname, n, e.DataOff, logSize)
+			c.indexErr("%s.index[entry %d]: offset to log (%d) past end of file (%d)\n", c.archname, n, e.DataOff, logSize)
 		}
 		if labelStart.Sec != 0 && before(e.Stamp, labelStart) {
-			c.errf("%s.index[entry %d]: timestamp (%s) less than log label timestamp (%s)\n", c.archname, n, stampText(e.Stamp), stampText(labelStart))
+			c.indexErr("%s.index[entry %d]: timestamp (%s) less than log label timestamp (%s)\n", c.archname, n, stampText(e.Stamp), stampText(labelStart))
 		}
 		if i == 0 {
 			continue
 		}
 		last := &index[i-1]
 		if before(e.Stamp, last.Stamp) {
-			c.errf("%s.index[entry %d]: timestamp (%s) went backwards in time (from %s at [entry %d])\n", c.archname, n, stampText(e.Stamp), stampText(last.Stamp), n-1)
+			c.indexErr("%s.index[entry %d]: timestamp (%s) went backwards in time (from %s at [entry %d])\n", c.archname, n, stampText(e.Stamp), stampText(last.Stamp), n-1)
 		}
 		if e.Vol < last.Vol {
-			c.errf("%s.index[entry %d]: volume number (%d) decreased (from %d at [entry %d])\n", c.archname, n, e.Vol, last.Vol, n-1)
+			c.indexErr("%s.index[entry %d]: volume number (%d) decreased (from %d at [entry %d])\n", c.archname, n, e.Vol, last.Vol, n-1)
 		}
 		if e.Vol == last.Vol && e.MetaOff < last.MetaOff {
-			c.errf("%s.index[entry %d]: offset to metadata (%d) decreased (from %d at [entry %d])\n", c.archname, n, e.MetaOff, last.MetaOff, n-1)
+			c.indexErr("%s.index[entry %d]: offset to metadata (%d) decreased (from %d at [entry %d])\n", c.archname, n, e.MetaOff, last.MetaOff, n-1)
 		}
 		if e.Vol == last.Vol && e.DataOff < last.DataOff {
-			c.errf("%s.index[entry %d]: offset to log (%d) decreased (from %d at [entry %d])\n", c.archname, n, e.DataOff, last.DataOff, n-1)
+			c.indexErr("%s.index[entry %d]: offset to log (%d) decreased (from %d at [entry %d])\n", c.archname, n, e.DataOff, last.DataOff, n-1)
 		}
 	}
 }

@@ -46,6 +46,11 @@ func (c *checker) pass3() int {
 		last = c.start
 	}
 	cur := replay.NewContext(archive.NewSet(c.a, c.path)).RawCursor(last)
+	if c.badIndex {
+		// pmlogcheck sets a damaged index aside before pass 3: without
+		// one libpcp positions at the start of the archive.
+		cur.SeekStart()
+	}
 	c.vol, _ = cur.Position()
 	metrics := map[pmapi.PMID]*checkData{}
 	var line []byte
