@@ -77,9 +77,8 @@ func TestInteropShared(t *testing.T) {
 	}
 }
 
-// TestInteropWindow compares -S (where pass 3 starts reading) on the
-// archives whose positioning pcpkit reproduces; knownWindow lists those
-// where it does not.
+// TestInteropWindow compares -S (where pass 3 starts reading) on every
+// shared archive, damaged indexes included (pmlogcheck sets those aside).
 func TestInteropWindow(t *testing.T) {
 	testenv.RealTool(t, "pmlogcheck")
 	for _, sub := range []string{"pcp-qa-archives", "pcp-qa-badarchives"} {
