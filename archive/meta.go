@@ -260,13 +260,25 @@ func loadMeta(file string, r io.Reader, start int64, version int) (*Meta, error)
 	off := start
 	for recno := 2; ; recno++ {
 		n, err := io.ReadFull(r, hdr[:])
-		if err == io.EOF {
-			d.meta.Size = off
+		if recno == 2 && err == io.EOF {
+			return nil, formatErr(file, off, recno, pmapi.ErrNoData, "no metadata records after the label")
+		}
+		if recno == 2 && err == io.ErrUnexpectedEOF {
+			return nil, formatErr(file, off, recno, pmapi.ErrLogRec, "unexpected EOF in the first metadata record's header, got %d bytes", n)
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			// libpcp's __pmLogLoadMeta takes a short header read (the
+			// file ends within a record's first 8 bytes) for the end
+			// of the metadata, as it takes the end of the file (but
+			// for the first record: nothing after the label is
+			// PM_ERR_NODATA, part of a header PM_ERR_LOGREC); the
+			// file's size counts those bytes.
+			d.meta.Size = off + int64(n)
 			d.meta.Labels = dropRepeatedLabels(d.meta.rawLabels)
 			return d.meta, nil
 		}
 		if err != nil {
-			return nil, formatErr(file, off, recno, pmapi.ErrLogRec, "unexpected EOF in metadata record header, got %d bytes", n)
+			return nil, formatErr(file, off, recno, pmapi.ErrLogRec, "cannot read metadata record header: %v", err)
 		}
 		rlen := int64(binary.BigEndian.Uint32(hdr[:]))
 		if rlen < 12 {

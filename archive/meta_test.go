@@ -1,6 +1,10 @@
 package archive
 
 import (
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -206,5 +210,88 @@ func TestLabelsAtOneTime(t *testing.T) {
 	if out, _, rc, ok := realDumplog(t, "", "-e", path); ok && (rc != 0 || !strings.Contains(out, "InDom 120.1 labels (58 bytes)") ||
 		!strings.Contains(out, "    InDom 3.9[59155] labels (13 bytes): {\"pid\":59155}\n        [0] name(2,3) : value(7,5) [instances]\n    InDom 3.9[59156] labels (13 bytes): {\"pid\":59156}\n        [0] name(2,3) : value(7,5) [instances]\n    InDom 3.9[1] labels")) {
 		t.Errorf("real pmdumplog -e (exit %d) does not print pids 59155 and 59156 first", rc)
+	}
+}
+
+// TestMetaCutInHeader checks where a .meta that ends early is still read:
+// within a record's 8-byte header it ends the metadata (the size counts
+// the bytes), as libpcp takes it; nothing after the label is
+// pmapi.ErrNoData, part of the first header or a cut body pmapi.ErrLogRec.
+func TestMetaCutInHeader(t *testing.T) {
+	src := filepath.Join("..", "testdata", "archives", "pmcd-v2")
+	meta, err := os.ReadFile(src + ".meta")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := 132 + int(binary.BigEndian.Uint32(meta[132:])) // the second record
+	for _, c := range []struct {
+		cut  int
+		want error // nil: opens
+	}{
+		{132, pmapi.ErrNoData},
+		{135, pmapi.ErrLogRec},
+		{140, pmapi.ErrLogRec},
+		{first, nil},
+		{first + 1, nil},
+		{first + 7, nil},
+		{first + 8, pmapi.ErrLogRec},
+	} {
+		dir := t.TempDir()
+		for _, ext := range []string{".0", ".index"} {
+			b, err := os.ReadFile(src + ext)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "a"+ext), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, "a.meta"), meta[:c.cut], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		a, err := Open(filepath.Join(dir, "a"))
+		if c.want != nil {
+			if !errors.Is(err, c.want) {
+				t.Errorf("cut at %d: error %v, want %v", c.cut, err, c.want)
+			}
+			if err == nil {
+				a.Close()
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("cut at %d: %v", c.cut, err)
+			continue
+		}
+		if got := a.Meta().Size; got != int64(c.cut) {
+			t.Errorf("cut at %d: Meta().Size %d", c.cut, got)
+		}
+		a.Close()
+	}
+}
+
+// TestMarkLength checks that a <mark> record (no value sets) is read only
+// when it is exactly a header and a trailer, as libpcp reads it: a longer
+// one is a damaged record (pmapi.ErrLogRec).
+func TestMarkLength(t *testing.T) {
+	for _, version := range []int{2, 3} {
+		hdr := dataHeaderV2
+		if version == 3 {
+			hdr = dataHeaderV3
+		}
+		for _, pad := range []int{0, 4, 8} {
+			n := hdr + 4 + pad
+			raw := make([]byte, n)
+			binary.BigEndian.PutUint32(raw, uint32(n))
+			binary.BigEndian.PutUint32(raw[n-4:], uint32(n))
+			var r Record
+			err := r.View(raw, version)
+			if pad == 0 && (err != nil || !r.IsMark()) {
+				t.Errorf("v%d mark of %d bytes: %v, mark %v", version, n, err, r.IsMark())
+			}
+			if pad != 0 && !errors.Is(err, pmapi.ErrLogRec) {
+				t.Errorf("v%d mark of %d bytes: error %v, want %v", version, n, err, pmapi.ErrLogRec)
+			}
+		}
 	}
 }

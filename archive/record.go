@@ -111,6 +111,10 @@ func (r *Record) View(raw []byte, version int) error {
 	if numpmid < 0 || int64(numpmid)*8 > int64(n-4-hdr) {
 		return r.fault("numpmid %d does not fit in a %d byte record", numpmid, n)
 	}
+	if numpmid == 0 && n != hdr+4 {
+		// libpcp reads a <mark> only as exactly a header and a trailer.
+		return r.fault("a <mark> record of %d bytes, not %d", n, hdr+4)
+	}
 	r.numpmid = numpmid
 	return nil
 }
@@ -165,7 +169,10 @@ func (r *Record) checkBlockTotal(vsEnd int64) error {
 // io.EOF after the last value set, and a *FormatError wrapping
 // pmapi.ErrLogRec for a value set that does not fit in the record or has
 // an unknown value format (leaving *pos on it). The value set's blocks are
-// not checked (CheckVSet does).
+// not checked (CheckVSet does), nor that the blocks of all the value sets
+// fit together after them (libpcp refuses a result whose blocks add up to
+// more than the record holds): that needs every value set, and Index
+// checks it.
 func (r *Record) NextSet(pos *SetPos) (VSet, error) {
 	return r.scan(pos, pos.k+1, nil)
 }

@@ -368,6 +368,9 @@ func (w *wArchive) readBack(t interface {
 	Errorf(string, ...any)
 }, base string) {
 	a, err := Open(base)
+	if emptyMeta(base, err) {
+		return // no metadata records: libpcp cannot open it either
+	}
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -1146,6 +1149,9 @@ func TestWriterConvertV2(t *testing.T) {
 		Errorf(string, ...any)
 	}, src string) {
 		a, err := Open(src)
+		if emptyMeta(src, err) {
+			return // no metadata records: libpcp cannot open it either
+		}
 		if err != nil {
 			t.Fatalf("%v", err)
 		}
@@ -1264,4 +1270,27 @@ func TestWriterSwitchVolume(t *testing.T) {
 	if _, err := os.Stat(base + ".2"); err != nil {
 		t.Errorf("volume 2: %v", err)
 	}
+}
+
+// emptyMeta reports whether err is Open's error for the archive base whose
+// .meta holds its label alone (pmapi.ErrNoData, as libpcp refuses it):
+// the writer wrote no metadata record (no metric, or nothing but marks).
+func emptyMeta(base string, err error) bool {
+	if !errors.Is(err, pmapi.ErrNoData) {
+		return false
+	}
+	for _, suf := range []string{".meta", ".meta.xz", ".meta.gz", ".meta.zst"} {
+		f, ferr := openStream(base + suf)
+		if ferr != nil {
+			continue
+		}
+		defer f.Close()
+		l, lerr := readLabel(base+suf, f)
+		if lerr != nil {
+			return false
+		}
+		n, _ := io.Copy(io.Discard, f)
+		return n == 0 && l != nil
+	}
+	return false
 }
