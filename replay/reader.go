@@ -454,11 +454,19 @@ func (r *reader) place(t pmapi.Timestamp, forw bool) (exact, indexed bool) {
 		// and backs up over one (into the volume before, if need be)
 		// with an ordinary read: at the start of an archive after the
 		// first, that read gives the virtual <mark> (and the next one
-		// backwards goes to the archive before). A damaged record
-		// leaves the position where it was.
+		// backwards goes to the archive before). A record whose
+		// length words are damaged leaves the position where it was;
+		// one that is framed but cannot be decoded leaves it at the
+		// record's start (libpcp's backward read seeks there before it
+		// decodes), so that reading forwards meets the damage.
 		vol, off := c.Position()
 		if _, err := r.prev(); err != nil {
 			c.SetPosition(vol, off)
+			if errors.Is(err, pmapi.ErrLogRec) {
+				if _, _, _, ok := c.PrevFrame(); !ok {
+					c.SetPosition(vol, off)
+				}
+			}
 		}
 	}
 	return forw, true

@@ -362,3 +362,50 @@ func TestInteropBadArchives(t *testing.T) {
 		}
 	}
 }
+
+// TestInteropTruncatedMeta cuts the .meta of the repository's archives
+// (v2 and v3) within and between its first records and near its end, and
+// compares pmdumplog with the real one: libpcp takes a file that ends
+// within a record's 8-byte header for the end of the metadata (but for
+// the first record: nothing after the label is "Empty archive log file",
+// part of a header a corrupt record), a cut body for a corrupt record;
+// values of metrics whose descriptor was cut off print without instances.
+func TestInteropTruncatedMeta(t *testing.T) {
+	testenv.RealTool(t, "pmdumplog")
+	root := testenv.RepoRoot(t)
+	for _, name := range []string{"pmcd-v2", "pmcd-v3"} {
+		src := filepath.Join(root, "testdata", "archives", name)
+		meta, err := os.ReadFile(src + ".meta")
+		if err != nil {
+			t.Fatal(err)
+		}
+		label := 132
+		if name == "pmcd-v3" {
+			label = 808
+		}
+		var cuts []int
+		for off, k := label, 0; off+8 <= len(meta) && k < 4; k++ {
+			cuts = append(cuts, off, off+1, off+7, off+8)
+			off += int(binary.BigEndian.Uint32(meta[off:]))
+		}
+		cuts = append(cuts, len(meta)-1, len(meta)-5)
+		for _, cut := range cuts {
+			dir := t.TempDir()
+			for _, ext := range []string{".0", ".index"} {
+				b, err := os.ReadFile(src + ext)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, name+ext), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.WriteFile(filepath.Join(dir, name+".meta"), meta[:cut], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, mode := range []string{"-a", "-t"} {
+				compareReal(t, dir, []string{mode, name})
+			}
+		}
+	}
+}

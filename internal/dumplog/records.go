@@ -255,7 +255,7 @@ func (d *dumper) vset(b []byte, r *archive.Record, i int) []byte {
 			b = append(b, ' ')
 		}
 		v := r.Value(i, j)
-		if showInst || desc == nil && v.Inst != pmapi.InstNull {
+		if showInst {
 			b = append(b, "inst ["...)
 			b = appendInst(b, snap, v.Inst)
 			b = append(b, "] "...)

@@ -180,7 +180,8 @@ var damageSources = []string{
 }
 
 // TestInteropDamaged makes damaged copies (damage) and compares the real
-// pmlogcheck and pcpkit's on each, with no options and with -v. On a few
+// pmlogcheck and pcpkit's on each, with no options, with -v and with
+// -S +1 (where the index is damaged, pass 3 reads without it). On a few
 // the real pmlogcheck 6.0.3 dies of a signal (a damaged descriptor or
 // value it trusts): there is no output to match there, and pcpkit's must
 // only end normally.
@@ -189,7 +190,7 @@ func TestInteropDamaged(t *testing.T) {
 	dir, names := damagedCopies(t, damageSources)
 	crashes := 0
 	for _, name := range names {
-		for _, mode := range [][]string{nil, {"-v"}} {
+		for _, mode := range [][]string{nil, {"-v"}, {"-S", "+1"}} {
 			args := append(append([]string{}, mode...), name)
 			t.Run(name+"/"+strings.Join(mode, "_"), func(t *testing.T) {
 				wout, werr, wrc := testenv.RunCommandOrSignal(t, dir, testenv.RealEnv(), testenv.RealTool(t, "pmlogcheck"), args...)
