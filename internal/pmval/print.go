@@ -38,7 +38,10 @@ func typeStr(t pmapi.Type) string {
 	if t == pmapi.TypeNoSupport {
 		return "NO_SUPPORT"
 	}
-	return t.String()
+	if s := t.String(); !strings.HasPrefix(s, "Type=") {
+		return s
+	}
+	return "???" // pmTypeStr's name for a type it does not know
 }
 
 // timestamp prints a sample time: HH:MM:SS.mmm, or with -X the date and
