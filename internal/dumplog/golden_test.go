@@ -409,3 +409,21 @@ func TestInteropTruncatedMeta(t *testing.T) {
 		}
 	}
 }
+
+// TestInteropDamaged compares pmdumplog with the real one on damaged
+// copies of archives (testenv.DamagedCopies: truncated files, flipped
+// bits, zeroed index entries, missing files), with no options and with
+// -S +1 (positioning over a damaged index), standard output, standard
+// error and exit status each.
+func TestInteropDamaged(t *testing.T) {
+	testenv.RealTool(t, "pmdumplog")
+	dir, names := testenv.DamagedCopies(t, testenv.DamageSources)
+	for _, name := range names {
+		for _, mode := range [][]string{nil, {"-S", "+1"}} {
+			args := append(append([]string{}, mode...), name)
+			t.Run(name+"/"+strings.Join(mode, "_"), func(t *testing.T) {
+				compareReal(t, dir, args)
+			})
+		}
+	}
+}

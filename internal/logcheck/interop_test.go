@@ -1,8 +1,6 @@
 package logcheck
 
 import (
-	"fmt"
-	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,91 +92,6 @@ func TestInteropWindow(t *testing.T) {
 	}
 }
 
-// damage makes damaged copies of the archive base (its .0, .meta and
-// .index) in dir: each file truncated at six places and with a bit
-// flipped at six places, each of its first three index entries zeroed,
-// and each file missing. It returns the copies' names.
-func damage(t *testing.T, base, dir string, rng *rand.Rand) []string {
-	t.Helper()
-	tag := filepath.Base(base)
-	read := func(suf string) []byte {
-		b, err := os.ReadFile(base + suf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	orig := map[string][]byte{".0": read(".0"), ".meta": read(".meta"), ".index": read(".index")}
-	var names []string
-	write := func(name string, change func(files map[string][]byte)) {
-		files := map[string][]byte{}
-		for k, v := range orig {
-			files[k] = append([]byte(nil), v...)
-		}
-		change(files)
-		for suf, b := range files {
-			if b == nil {
-				continue
-			}
-			if err := os.WriteFile(filepath.Join(dir, name+suf), b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		names = append(names, name)
-	}
-	for _, suf := range []string{".0", ".meta", ".index"} {
-		size := len(orig[suf])
-		for k := 0; k < 6; k++ {
-			cut := 1 + rng.Intn(size-1)
-			write(fmt.Sprintf("%s-trunc%s%d", tag, suf[1:], k), func(f map[string][]byte) { f[suf] = f[suf][:cut] })
-		}
-		for k := 0; k < 6; k++ {
-			off, bit := rng.Intn(size), byte(1)<<rng.Intn(8)
-			write(fmt.Sprintf("%s-flip%s%d", tag, suf[1:], k), func(f map[string][]byte) { f[suf][off] ^= bit })
-		}
-		write(tag+"-no"+suf[1:], func(f map[string][]byte) { f[suf] = nil })
-	}
-	idx := orig[".index"]
-	label, entry := 132, 20
-	if idx[7] == 3 {
-		label, entry = 808, 32
-	}
-	for k := 0; k < 3 && label+(k+1)*entry <= len(idx); k++ {
-		write(fmt.Sprintf("%s-zeroidx%d", tag, k), func(f map[string][]byte) {
-			clear(f[".index"][label+k*entry : label+(k+1)*entry])
-		})
-	}
-	return names
-}
-
-// damagedCopies makes damaged copies (damage) of each of sources (a path
-// in the repository, or "shared:NAME" for a QA archive) in a temporary
-// directory, and returns it with the copies' names.
-func damagedCopies(t *testing.T, sources []string) (dir string, names []string) {
-	t.Helper()
-	root := testenv.RepoRoot(t)
-	qa := testenv.SharedDir(t, "pcp-qa-archives")
-	dir = t.TempDir()
-	rng := rand.New(rand.NewSource(17))
-	for _, src := range sources {
-		base := filepath.Join(root, src)
-		if s, ok := strings.CutPrefix(src, "shared:"); ok {
-			base = filepath.Join(qa, s)
-		}
-		names = append(names, damage(t, base, dir, rng)...)
-	}
-	return dir, names
-}
-
-// damageSources are the archives damaged copies are made of: the
-// repository's own and QA archives with counters that wrap, instance
-// domains that change, several volumes' worth of index entries.
-var damageSources = []string{
-	"testdata/archives/pmcd-v2", "testdata/archives/pmcd-v3", "testdata/archives/sample-v3",
-	"shared:chartqa1", "shared:wrap", "shared:sample-secs", "shared:changeinst", "shared:dyninsts",
-	"shared:instant-1", "shared:late", "shared:bug-1044", "shared:sample-proc_v3", "shared:derive",
-}
-
 // TestInteropDamaged makes damaged copies (damage) and compares the real
 // pmlogcheck and pcpkit's on each, with no options, with -v and with
 // -S +1 (where the index is damaged, pass 3 reads without it). On a few
@@ -187,7 +100,7 @@ var damageSources = []string{
 // only end normally.
 func TestInteropDamaged(t *testing.T) {
 	testenv.RealTool(t, "pmlogcheck")
-	dir, names := damagedCopies(t, damageSources)
+	dir, names := testenv.DamagedCopies(t, testenv.DamageSources)
 	crashes := 0
 	for _, name := range names {
 		for _, mode := range [][]string{nil, {"-v"}, {"-S", "+1"}} {

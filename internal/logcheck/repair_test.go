@@ -123,7 +123,7 @@ func TestRepairShared(t *testing.T) {
 func TestRepairDamaged(t *testing.T) {
 	testenv.RealTool(t, "pmlogcheck")
 	testenv.RealTool(t, "pmdumplog")
-	dir, names := damagedCopies(t, []string{"testdata/archives/pmcd-v2", "testdata/archives/sample-v3", "shared:wrap", "shared:dyninsts", "shared:changeinst"})
+	dir, names := testenv.DamagedCopies(t, []string{"testdata/archives/pmcd-v2", "testdata/archives/sample-v3", "shared:wrap", "shared:dyninsts", "shared:changeinst"})
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) { checkRepair(t, dir, name) })
 	}
