@@ -355,6 +355,12 @@ func (a *Archive) MetaRecords() ([]MetaRecord, error) {
 			k := len(buf)
 			buf = append(buf, make([]byte, step)...)
 			if m, err := io.ReadFull(r, buf[k:]); err != nil {
+				if k == 4 && m == 0 && err == io.EOF {
+					// A file that ends right after a record's length
+					// word ends the records for pmlogextract's reader
+					// (pmaGetLog): its read of the rest finds the end.
+					return out, nil
+				}
 				return out, formatErr(a.files.meta, off, recno, pmapi.ErrLogRec, "unexpected EOF in metadata record body, wanted %d, got %d bytes", rlen, int64(k+m))
 			}
 		}

@@ -333,7 +333,9 @@ func (r *Record) CheckVSet(vs *VSet) error {
 }
 
 func (r *Record) fault(format string, args ...any) error {
-	return formatErr(r.file, r.Offset, r.recno, pmapi.ErrLogRec, format, args...)
+	err := formatErr(r.file, r.Offset, r.recno, pmapi.ErrLogRec, format, args...)
+	err.(*FormatError).End = r.Offset + int64(len(r.raw))
+	return err
 }
 
 // VSetInst is the instance of value j of value set vs of r.

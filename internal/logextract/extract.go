@@ -375,7 +375,12 @@ func (x *extractor) setup() error {
 		}
 		mrs, err := in.a.MetaRecords()
 		if err != nil {
-			return &Error{Msg: fmt.Sprintf("Error: pmaGetLog[meta %s]: %s", in.name, archive.ErrText(err)), NotCreated: true}
+			// The real tool reads the metadata records on its own, and
+			// refuses a file that ends within a record's header (which
+			// libpcp's open takes for the end): its read stops at the
+			// end of the file.
+			size := in.a.Meta().Size
+			return &Error{Msg: fmt.Sprintf("Error: pmaGetLog[meta %s]: %s\n%s: Error occurred at byte offset %d into a file of %d bytes.\nThe last record, and the remainder of this file will not be extracted.", in.name, archive.ErrText(err), o.progName, size, size), NotCreated: true}
 		}
 		in.meta = &metaStream{recs: mrs, indomN: map[pmapi.InDom]int{}}
 	}
@@ -831,6 +836,12 @@ func (x *extractor) reportDamage(in *input, err error) {
 	var fe *archive.FormatError
 	if errors.As(err, &fe) && strings.Contains(fe.Detail, "unexpected EOF") {
 		at = fe.Offset
+	} else if fe != nil && fe.End > 0 {
+		// The real tool reports the position of its file descriptor:
+		// a whole record read through a stdio buffer of 4 KiB leaves it
+		// at the next multiple of 4096 after the record (or the end of
+		// the file).
+		at = min((fe.End+4095)/4096*4096, size)
 	}
 	what := archive.ErrText(err)
 	fmt.Fprintf(x.errOut, "%s: Error: __pmLogRead[log %s]: %s\n", x.opt.progName, in.name, what)

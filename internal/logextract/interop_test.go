@@ -540,3 +540,62 @@ func TestInteropSkipMismatched(t *testing.T) {
 		})
 	}
 }
+
+// damagedStrings are the damaged copies on which pcpkit's pmlogextract
+// writes other metadata bytes than the real one: a bit flip turned the
+// NUL that ends a name in a record's string table into another byte. The
+// real tool copies the record's bytes as they are; pcpkit decodes the
+// names (each running on into the next) and encodes them anew. What the
+// real pmdumplog reads from both is the same.
+var damagedStrings = map[string]bool{
+	"changeinst-flipmeta0": true, "dyninsts-flipmeta3": true, "pmcd-v2-flipmeta0": true,
+	"pmcd-v3-flipmeta2": true, "pmcd-v3-flipmeta4": true,
+}
+
+// TestInteropDamaged runs both tools on damaged copies of archives
+// (testenv.DamagedCopies): exit status, standard output and error, and
+// what the real pmdumplog reads from the archives they write.
+func TestInteropDamaged(t *testing.T) {
+	testenv.RealTool(t, realExtract)
+	testenv.RealTool(t, "pmdumplog")
+	dir, names := testenv.DamagedCopies(t, testenv.DamageSources)
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			out := t.TempDir()
+			realOut, ourOut := filepath.Join(out, "real"), filepath.Join(out, "ours")
+			wout, werr, wrc, sig := runReal(t, dir, realExtract, name, realOut)
+			if sig {
+				t.Skipf("the real pmlogextract died of a signal: %s", werr)
+			}
+			var gout, gerr bytes.Buffer
+			grc := Main([]string{filepath.Join(dir, name), ourOut}, &gout, &gerr)
+			norm := func(b []byte, base string) string {
+				s := strings.ReplaceAll(string(b), base, "OUT")
+				return strings.ReplaceAll(s, filepath.Join(dir, name), name)
+			}
+			if wrc != grc {
+				t.Errorf("exit status: real %d, pcpkit %d\nreal stderr:\n%s\npcpkit stderr:\n%s", wrc, grc, werr, gerr.Bytes())
+			}
+			if a, b := norm(wout, realOut), norm(gout.Bytes(), ourOut); a != b {
+				t.Errorf("stdout differs:\nreal:\n%s\npcpkit:\n%s", a, b)
+			}
+			if a, b := norm(werr, realOut), norm(gerr.Bytes(), ourOut); a != b {
+				t.Errorf("stderr differs:\nreal:\n%s\npcpkit:\n%s", a, b)
+			}
+			wd, wde, wdrc, _ := runReal(t, out, "pmdumplog", "-a", realOut)
+			gd, gde, gdrc, _ := runReal(t, out, "pmdumplog", "-a", ourOut)
+			a := pidLine.ReplaceAllString(norm(wd, realOut), "PID")
+			b := pidLine.ReplaceAllString(norm(gd, ourOut), "PID")
+			if damagedStrings[name] {
+				// the index's metadata offsets differ
+				a, b = metaOffsets.ReplaceAllString(a, "OFF"), metaOffsets.ReplaceAllString(b, "OFF")
+			}
+			if a != b || wdrc != gdrc || norm(wde, realOut) != norm(gde, ourOut) {
+				t.Errorf("pmdumplog -a differs (rc %d/%d):\n%s", wdrc, gdrc, lineDiff(a+norm(wde, realOut), b+norm(gde, ourOut)))
+			}
+		})
+	}
+}
+
+// metaOffsets matches the metadata offset of a temporal index line.
+var metaOffsets = regexp.MustCompile(`(?m)^(\S+\t +\d+ +)\d+`)
