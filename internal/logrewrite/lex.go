@@ -64,6 +64,11 @@ const (
 	tComma
 	tLParen
 	tRParen
+	tOneline
+	tHelp
+	tAll
+	tTextStar
+	tJSONString
 	tBad // an unexpected character: the lexer's error
 )
 
@@ -194,6 +199,13 @@ var keywords = []keyword{
 	{"0", []lexState{sTime}, tTimeName, 0, sUnits, -1},
 
 	{"ONE", []lexState{sCount}, tCountName, 0, sMetric, -1},
+
+	{"metric", []lexState{sText}, tMetric, 0, stay, -1},
+	{"indom", []lexState{sText}, tIndom, 0, stay, -1},
+	{"oneline", []lexState{sText}, tOneline, 0, stay, -1},
+	{"help", []lexState{sText}, tHelp, 0, stay, -1},
+	{"all", []lexState{sText}, tAll, 0, stay, -1},
+	{"text", []lexState{sText}, tText, 0, stay, -1},
 }
 
 // output picks (the OUTPUT clause of an indom change)
@@ -320,6 +332,46 @@ func quoted(s string, i int) (int, tokKind) {
 	return j + 2, tString
 }
 
+// textQuoted matches a help text string at s[i:]: a quote, at least one
+// character, a quote; a quote after a backslash may stand for itself, so
+// the match runs to the last quote that every quote before it lets it
+// reach (0: none).
+func textQuoted(s string, i int) int {
+	if i >= len(s) || s[i] != '"' {
+		return 0
+	}
+	best := 0
+	for j := i + 1; j < len(s); j++ {
+		if s[j] != '"' {
+			continue
+		}
+		if j > i+1 {
+			best = j + 1 - i
+		}
+		if j-1 <= i || s[j-1] != '\\' {
+			break
+		}
+	}
+	return best
+}
+
+// jsonQuoted matches a JSON string at s[i:] (quotes included; a
+// backslash escapes the next character), 0 if there is none.
+func jsonQuoted(s string, i int) int {
+	if i >= len(s) || s[i] != '"' {
+		return 0
+	}
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1 - i
+		}
+	}
+	return 0
+}
+
 func (l *lexer) peek() token {
 	if l.peeked == nil {
 		t := l.scan()
@@ -386,8 +438,17 @@ func (l *lexer) scan() token {
 				try(n, base+1, token{kind: tCountName, text: s[l.p : l.p+n], ival: v}, nil)
 			}
 		}
-		if n, k := quoted(s, l.p); n > 0 {
+		if l.state == sText {
+			// help text strings: a quote may be escaped
+			if n := textQuoted(s, l.p); n > 0 {
+				try(n, base+2, token{kind: tString, text: strings.ReplaceAll(s[l.p+1:l.p+n-1], `\"`, `"`)}, nil)
+			}
+		} else if n, k := quoted(s, l.p); n > 0 {
 			try(n, base+2, token{kind: k, text: s[l.p+1 : l.p+n-1]}, nil)
+		}
+		if n := jsonQuoted(s, l.p); n > 0 {
+			// (after the other strings: they win a tie)
+			try(n, base+2, token{kind: tJSONString, text: s[l.p : l.p+n]}, nil)
 		}
 		if n, k := numberLike(s, l.p); n > 0 {
 			try(n, base+3, token{kind: k, text: s[l.p : l.p+n]}, nil)
@@ -409,6 +470,10 @@ func (l *lexer) scan() token {
 			try(1, base+6, token{kind: tMinus, text: "-"}, nil)
 		case ':':
 			try(1, base+6, token{kind: tColon, text: ":"}, nil)
+		case '*':
+			if l.state == sText {
+				try(1, base+6, token{kind: tTextStar, text: "*"}, nil)
+			}
 		case ',':
 			try(1, base+6, token{kind: tComma, text: ","}, nil)
 		case '(':

@@ -24,10 +24,14 @@ type cfgError struct {
 	file     string
 	line     int
 	msg      string
-	semantic bool // found after all files were read (no line)
+	semantic bool   // found after all files were read (no line)
+	assert   string // the real tool's assertion failure (it aborts)
 }
 
 func (e *cfgError) Error() string {
+	if e.assert != "" {
+		return e.assert
+	}
 	if e.semantic {
 		return fmt.Sprintf("Semantic error in configuration file (%s)\n%s\n", e.file, e.msg)
 	}
@@ -36,20 +40,23 @@ func (e *cfgError) Error() string {
 
 // parser reads one configuration file into rules.
 type parser struct {
-	lx      *lexer
-	file    string
-	r       *rules
-	meta    *archive.Meta
-	label   *archive.Label
-	outVer  int
-	warn    bool // -w
-	scale   bool // -s
-	stderr  io.Writer
-	curInD  []*indomSpec  // the indom rule's specs (several for domain.*)
-	curStar bool          // the indom rule names domain.*
-	curMet  []*metricSpec // the metric rule's specs
-	starM   int           // 0: one metric, 1: domain.cluster.*, 2: domain.*.*
-	starI   bool          // the last indom_int read was domain.*
+	lx       *lexer
+	file     string
+	r        *rules
+	meta     *archive.Meta
+	label    *archive.Label
+	outVer   int
+	warn     bool // -w
+	scale    bool // -s
+	stderr   io.Writer
+	curInD   []*indomSpec  // the indom rule's specs (several for domain.*)
+	curStar  bool          // the indom rule names domain.*
+	curMet   []*metricSpec // the metric rule's specs
+	starM    int           // 0: one metric, 1: domain.cluster.*, 2: domain.*.*
+	starI    bool          // the last indom_int read was domain.*
+	texts    *textHash     // the input's help texts (made for the first TEXT rule)
+	curText  *textSpec     // the TEXT rule's last spec
+	walkText bool          // the TEXT rule named several texts
 }
 
 type abort struct{ err *cfgError }
@@ -110,9 +117,11 @@ func (p *parser) parse() (err error) {
 			p.indomRule()
 		case tMetric:
 			p.metricRule()
+		case tText:
+			p.textRule()
 		default:
-			// text and label rules are not supported (yet)
-			if t.kind == tText || t.kind == tLabel {
+			// label rules are not supported (yet)
+			if t.kind == tLabel {
 				p.failf("%s rules are not supported by this pmlogrewrite", t.text)
 			}
 			p.syntax()

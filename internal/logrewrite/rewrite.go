@@ -22,8 +22,7 @@
 //   - A record is rewritten as libpcp encodes it; one left without value
 //     sets (all its metrics deleted) is not written.
 //
-// Not done: text and label rules, and -v's report of help
-// texts and label sets. The data streams: memory holds the metadata (as
+// Not done: label rules, and -v's report of label sets. The data streams: memory holds the metadata (as
 // the archive reader does) and one record.
 package logrewrite
 
@@ -66,6 +65,7 @@ type Error struct {
 	Msg        string
 	NotCreated bool // "Archive "x" not created." follows
 	Truncated  bool // -d: "Archive "x" creation truncated." follows
+	Abort      bool // the real tool fails an assertion here: exit status 134
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -107,7 +107,8 @@ func Rewrite(o *Options) error {
 		p := &parser{lx: newLexer(string(src)), file: f, r: r, meta: a.Meta(), label: in,
 			outVer: outVer, warn: o.Warnings || o.Check, scale: o.Scale, stderr: o.Stderr}
 		if err := p.parse(); err != nil {
-			return &Error{Msg: err.Error()}
+			var ce *cfgError
+			return &Error{Msg: err.Error(), Abort: errors.As(err, &ce) && ce.assert != ""}
 		}
 		lastLine = p.lx.line
 	}
@@ -575,18 +576,8 @@ func (x *rewriter) labelIdent(typ, ident uint32) uint32 {
 
 func (x *rewriter) putText(mr *archive.MetaRecord) error {
 	t := *mr.Text
-	switch {
-	case t.Text == "":
-		// libpcp does not index an empty text, so the real tool's
-		// rules never reach it: it keeps its identifier
-	case t.Type&archive.TextPMID != 0:
-		if mp := x.r.byPMID[pmapi.PMID(t.Ident)]; mp != nil && mp.new.PMID != mp.old.PMID {
-			t.Ident = uint32(mp.new.PMID)
-		}
-	case t.Type&archive.TextInDom != 0:
-		if ip := x.r.byInDom[pmapi.InDom(t.Ident)]; ip != nil && ip.new != ip.old {
-			t.Ident = uint32(ip.new)
-		}
+	if !x.r.rewriteText(&t) {
+		return nil
 	}
 	c := *mr
 	c.Text = &t

@@ -91,6 +91,7 @@ type rules struct {
 	global  globalSpec
 	indoms  []*indomSpec  // newest first, as the real tool's list
 	metrics []*metricSpec // newest first
+	texts   []*textSpec   // newest first
 	byPMID  map[pmapi.PMID]*metricSpec
 	byInDom map[pmapi.InDom]*indomSpec
 }
@@ -152,6 +153,11 @@ func (r *rules) anyChange() bool {
 			return true
 		}
 	}
+	for _, tp := range r.texts {
+		if tp.flags != 0 || tp.ip != nil {
+			return true
+		}
+	}
 	return false
 }
 
@@ -207,21 +213,19 @@ func (r *rules) link(m *archive.Meta, file string, line int, warn bool, stderr i
 			}
 		}
 	}
+	if err := r.linkTexts(m, semantic); err != nil {
+		return err
+	}
 	for _, mp := range r.metrics {
 		if mp.ip != nil || mp.flags&mChangeInDom == 0 || mp.new.InDom == pmapi.InDomNull {
 			continue
 		}
-		ok := false
-		ip := r.byInDom[mp.old.InDom]
-		for _, x := range m.InDomOrder {
-			if ip == nil && x == mp.new.InDom || ip != nil && ip.new != ip.old && ip.new == mp.new.InDom {
-				ok = true
-				break
-			}
-		}
-		if !ok {
+		if !r.inOutput(m, mp.old.InDom, mp.new.InDom) {
 			return semantic("New indom (%s) for metric %s is not in the output archive", mp.new.InDom, mp.oldName)
 		}
+	}
+	if err := r.checkTexts(m, semantic); err != nil {
+		return err
 	}
 	for _, ip := range r.indoms {
 		inst := func(i int) (int32, string) {
@@ -387,6 +391,9 @@ func (r *rules) report(w io.Writer, in *archive.Label) {
 		if mp.flags&mDelete != 0 {
 			fmt.Fprintf(w, "DELETE\n")
 		}
+	}
+	if r.reportTexts(w) {
+		change = true
 	}
 	if !change {
 		fmt.Fprintf(w, "No changes\n")
