@@ -47,7 +47,7 @@ const (
 	tTimeName
 	tCountName
 	tString
-	tNLString
+	tTextString // a string with newlines or escaped quotes (help text)
 	tNumber
 	tFloat
 	tIndomStar
@@ -315,21 +315,17 @@ func hname(s string, i int) int {
 	return j - i
 }
 
-// quoted matches a string: "..." with no newline (STRING), or one with
-// newlines (NL_STRING). Neither may be empty.
-func quoted(s string, i int) (int, tokKind) {
+// quoted matches a string: "..." with no newline, not empty (STRING),
+// 0 if there is none.
+func quoted(s string, i int) int {
 	if i >= len(s) || s[i] != '"' {
-		return 0, 0
+		return 0
 	}
 	j := strings.IndexByte(s[i+1:], '"')
-	if j <= 0 {
-		return 0, 0
+	if j <= 0 || strings.IndexByte(s[i+1:i+1+j], '\n') >= 0 {
+		return 0
 	}
-	body := s[i+1 : i+1+j]
-	if strings.IndexByte(body, '\n') >= 0 {
-		return j + 2, tNLString
-	}
-	return j + 2, tString
+	return j + 2
 }
 
 // textQuoted matches a help text string at s[i:]: a quote, at least one
@@ -438,16 +434,15 @@ func (l *lexer) scan() token {
 				try(n, base+1, token{kind: tCountName, text: s[l.p : l.p+n], ival: v}, nil)
 			}
 		}
-		if l.state == sText {
-			// help text strings: a quote may be escaped
-			if n := textQuoted(s, l.p); n > 0 {
-				try(n, base+2, token{kind: tString, text: strings.ReplaceAll(s[l.p+1:l.p+n-1], `\"`, `"`)}, nil)
-			}
-		} else if n, k := quoted(s, l.p); n > 0 {
-			try(n, base+2, token{kind: k, text: s[l.p+1 : l.p+n-1]}, nil)
+		// strings: STRING, then TEXT_STRING (newlines, and a quote
+		// may be escaped), then JSON_STRING; the first wins a tie
+		if n := quoted(s, l.p); n > 0 {
+			try(n, base+2, token{kind: tString, text: s[l.p+1 : l.p+n-1]}, nil)
+		}
+		if n := textQuoted(s, l.p); n > 0 {
+			try(n, base+2, token{kind: tTextString, text: strings.ReplaceAll(s[l.p+1:l.p+n-1], `\"`, `"`)}, nil)
 		}
 		if n := jsonQuoted(s, l.p); n > 0 {
-			// (after the other strings: they win a tie)
 			try(n, base+2, token{kind: tJSONString, text: s[l.p : l.p+n]}, nil)
 		}
 		if n, k := numberLike(s, l.p); n > 0 {

@@ -22,8 +22,9 @@
 //   - A record is rewritten as libpcp encodes it; one left without value
 //     sets (all its metrics deleted) is not written.
 //
-// Not done: label rules, and -v's report of label sets. The data streams: memory holds the metadata (as
-// the archive reader does) and one record.
+// Not done: label rules, and -v's report of label sets. The data
+// streams: memory holds the metadata (as the archive reader does) and
+// one record.
 package logrewrite
 
 import (

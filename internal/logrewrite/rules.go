@@ -92,6 +92,7 @@ type rules struct {
 	indoms  []*indomSpec  // newest first, as the real tool's list
 	metrics []*metricSpec // newest first
 	texts   []*textSpec   // newest first
+	labels  []*labelSpec  // newest first
 	byPMID  map[pmapi.PMID]*metricSpec
 	byInDom map[pmapi.InDom]*indomSpec
 }
@@ -150,6 +151,11 @@ func (r *rules) anyChange() bool {
 	}
 	for _, mp := range r.metrics {
 		if mp.flags != 0 || mp.ip != nil {
+			return true
+		}
+	}
+	for _, lp := range r.labels {
+		if lp.flags != 0 || lp.ip != nil {
 			return true
 		}
 	}
@@ -216,6 +222,7 @@ func (r *rules) link(m *archive.Meta, file string, line int, warn bool, stderr i
 	if err := r.linkTexts(m, semantic); err != nil {
 		return err
 	}
+	r.linkLabels(m)
 	for _, mp := range r.metrics {
 		if mp.ip != nil || mp.flags&mChangeInDom == 0 || mp.new.InDom == pmapi.InDomNull {
 			continue
@@ -293,8 +300,8 @@ func (r *rules) link(m *archive.Meta, file string, line int, warn bool, stderr i
 	return nil
 }
 
-// report prints the summary of -v and -C (global, instance domain and
-// metric changes; the help text and label set sections are not done).
+// report prints the summary of -v and -C: global, instance domain,
+// metric, help text and label set changes.
 func (r *rules) report(w io.Writer, in *archive.Label) {
 	fmt.Fprintf(w, "PCP Archive Log Rewrite Specifications Summary\n")
 	change := r.global.flags != 0
@@ -393,6 +400,9 @@ func (r *rules) report(w io.Writer, in *archive.Label) {
 		}
 	}
 	if r.reportTexts(w) {
+		change = true
+	}
+	if r.reportLabels(w) {
 		change = true
 	}
 	if !change {

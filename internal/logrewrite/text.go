@@ -182,7 +182,7 @@ done:
 		types = archive.TextOneLine
 	}
 	var content *string
-	if s := p.peek(); s.kind == tString {
+	if s := p.peek(); s.kind == tString || s.kind == tTextString {
 		p.next()
 		content = &s.text
 	}
@@ -249,7 +249,10 @@ done:
 			}
 		case t.kind == tText:
 			p.expect(tAssign)
-			s := p.expect(tString)
+			s := p.next()
+			if s.kind != tString && s.kind != tTextString {
+				p.syntax()
+			}
 			for _, tp := range p.walkTexts(txChangeText, "text") {
 				switch {
 				case tp.flags&txChangeText != 0 && tp.newText == s.text:
