@@ -5,24 +5,39 @@ import (
 	"io"
 
 	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/internal/dumplog"
 	"github.com/pcpkit/pcpkit/internal/lhash"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
-// Label set specs, as the real tool holds them: one per label set (or,
-// for the instances of an instance domain, per instance) that a renumbered
-// metric or instance domain takes along. Label rules are not done.
+// Label set specs, as the real tool holds them: one per label set that a
+// rule names (with its instance, label name and value) or that a
+// renumbered metric or instance domain takes along (for the instances of
+// an instance domain, one per instance).
 
 // label change flags
 const (
 	lChangeID = 1 << iota
+	lChangeLabel
+	lChangeValue
+	lChangeInstance
+	lDelete
+	lNew
+	lActive // (no spec holds it: the flag of the walk that ends a rule)
 )
 
 type labelSpec struct {
 	typ      uint32 // PM_LABEL_DOMAIN, ...
 	old, new uint32 // the domain, cluster, metric or instance domain
-	inst     int32  // the instance (PM_LABEL_INSTANCES), else -1
+	inst     int32  // the instance (PM_LABEL_INSTANCES; -1: all)
+	newInst  int32
+	oldLabel *string // the label name (quoted) a label must have, nil: any
+	oldValue *string // the value (JSON) a label must have, nil: any
+	newLabel *string
+	newValue *string
+	newSet   *archive.LabelSet // NEW labels
 	flags    int
+	active   bool       // named by the rule being read
 	ip       *indomSpec // the instance changes of its instance domain
 }
 
@@ -64,15 +79,13 @@ func (r *rules) startLabel(typ, ident uint32, inst int32) *labelSpec {
 			return lp
 		}
 	}
-	lp := &labelSpec{typ: typ, old: ident, new: ident, inst: inst}
-	r.labels = append([]*labelSpec{lp}, r.labels...)
-	return lp
+	return r.createLabel(typ, ident, inst, nil, nil)
 }
 
 // linkLabels gives the label sets of renumbered instance domains and
 // metrics their new identifiers, as the real tool does once every file
 // is read.
-func (r *rules) linkLabels(m *archive.Meta) {
+func (r *rules) linkLabels(m *archive.Meta, semantic func(string, ...any) error) error {
 	h := newLabelHash(m)
 	for _, ip := range r.indoms {
 		change := ip.changed()
@@ -102,10 +115,18 @@ func (r *rules) linkLabels(m *archive.Meta) {
 					if change {
 						lp.ip = ip
 					}
-					if ip.new != ip.old && lp.flags&lChangeID == 0 {
-						lp.flags |= lChangeID
-						lp.new = uint32(ip.new)
+					if ip.new == ip.old {
+						continue
 					}
+					if lp.flags&lChangeID != 0 {
+						if lp.new != uint32(ip.new) {
+							// (the real message says "text clause")
+							return semantic("Conflicting indom change for label set (%s from text clause, %s from indom clause)", pmapi.InDom(lp.new), ip.new)
+						}
+						continue
+					}
+					lp.flags |= lChangeID
+					lp.new = uint32(ip.new)
 				}
 			}
 		}
@@ -136,13 +157,21 @@ func (r *rules) linkLabels(m *archive.Meta) {
 					continue
 				}
 				lp := r.startLabel(typ, o, -1)
-				if o != n && lp.flags&lChangeID == 0 {
-					lp.flags |= lChangeID
-					lp.new = n
+				if o == n {
+					continue
 				}
+				if lp.flags&lChangeID != 0 {
+					if lp.new != n {
+						return semantic("Conflicting pmid change for help label (%s from label clause, %s from pmid clause)", pmapi.PMID(lp.new), mp.new.PMID)
+					}
+					continue
+				}
+				lp.flags |= lChangeID
+				lp.new = n
 			}
 		}
 	}
+	return nil
 }
 
 // labelIdent is how the real tool's -v report heads a label set spec.
@@ -177,23 +206,293 @@ func labelID(typ, ident uint32) string {
 	return "Instances " + pmapi.InDom(ident).String()
 }
 
+// checkLabels: the new instance domain of a label set must be in the
+// output.
+func (r *rules) checkLabels(m *archive.Meta, semantic func(string, ...any) error) error {
+	for _, lp := range r.labels {
+		if lp.ip != nil || lp.typ&(archive.LabelInDom|archive.LabelInstances) == 0 || lp.flags&lChangeID == 0 {
+			continue
+		}
+		if !r.inOutput(m, pmapi.InDom(lp.old), pmapi.InDom(lp.new)) {
+			return semantic("New indom (%s) for label set %s is not in the output archive", pmapi.InDom(lp.new), labelIdent(lp.typ, lp.new))
+		}
+	}
+	return nil
+}
+
 // reportLabels prints -v's label set section; it reports whether there
 // was a change.
 func (r *rules) reportLabels(w io.Writer) bool {
 	change := false
+	all := func(s *string) string {
+		if s == nil {
+			return "ALL"
+		}
+		return *s
+	}
 	for _, lp := range r.labels {
 		if lp.flags == 0 {
 			continue
 		}
 		change = true
 		fmt.Fprintf(w, "\nLabel: %s", labelIdent(lp.typ, lp.old))
-		if lp.typ&archive.LabelInstances != 0 && lp.inst != -1 {
-			fmt.Fprintf(w, ", Instance: %d", lp.inst)
+		if lp.typ&archive.LabelInstances != 0 {
+			if lp.inst != -1 {
+				fmt.Fprintf(w, ", Instance: %d", lp.inst)
+			} else {
+				fmt.Fprintf(w, ", Instances: ALL")
+			}
+		}
+		if lp.oldLabel != nil {
+			fmt.Fprintf(w, ", Label: %s", *lp.oldLabel)
+		}
+		if lp.oldValue != nil {
+			fmt.Fprintf(w, ", Value: %s", *lp.oldValue)
 		}
 		fmt.Fprintln(w)
+		if lp.flags&lNew != 0 {
+			fmt.Fprintf(w, "NEW:\n%s", dumplog.AppendLabelSet(nil, lp.typ, lp.new, lp.newSet))
+		}
 		if lp.flags&lChangeID != 0 {
 			fmt.Fprintf(w, "ID:\t\t%s -> %s\n", labelID(lp.typ, lp.old), labelID(lp.typ, lp.new))
 		}
+		if lp.flags&lChangeLabel != 0 {
+			fmt.Fprintf(w, "Label:\t\t%s -> %s\n", all(lp.oldLabel), *lp.newLabel)
+		}
+		if lp.flags&lChangeValue != 0 {
+			fmt.Fprintf(w, "Value:\t\t%s -> %s\n", all(lp.oldValue), *lp.newValue)
+		}
+		if lp.flags&lDelete != 0 {
+			fmt.Fprintf(w, "DELETE\n")
+		}
 	}
 	return change
+}
+
+// cloneSet is a deep copy of a label set.
+func cloneSet(s *archive.LabelSet) archive.LabelSet {
+	c := *s
+	c.Labels = append([]archive.LabelEntry(nil), s.Labels...)
+	return c
+}
+
+// findLabel is the index, from k on, of the first label of s with the
+// given name (quoted) and value (JSON), either nil for any; -1 if none.
+func findLabel(s *archive.LabelSet, k int, name, value *string) int {
+	for ; k < len(s.Labels); k++ {
+		l := s.Labels[k]
+		if name != nil && (len(*name) != l.NameLen+2 || jsonPart(s.JSON, l.NameOff-1, l.NameLen+2) != *name) {
+			continue
+		}
+		if value != nil && (len(*value) != l.ValueLen || jsonPart(s.JSON, l.ValueOff, l.ValueLen) != *value) {
+			continue
+		}
+		return k
+	}
+	return -1
+}
+
+// jsonPart is json[off:off+n], cut to what json holds (a damaged
+// archive's offsets may point anywhere).
+func jsonPart(json string, off, n int) string {
+	if off < 0 || n < 0 || off > len(json) {
+		return ""
+	}
+	return json[off:min(off+n, len(json))]
+}
+
+// extractLabel takes label k out of s, as the real tool cuts it from
+// the JSON (with the comma after it, or before it for the last).
+func extractLabel(s *archive.LabelSet, k int) {
+	if len(s.Labels) == 1 {
+		s.Labels, s.JSON = nil, ""
+		return
+	}
+	l := s.Labels[k]
+	size := l.NameLen + l.ValueLen + 2 + 1 + 1
+	pos := l.NameOff - 1
+	if k == len(s.Labels)-1 {
+		pos = l.NameOff - 2
+	} else {
+		for i := k + 1; i < len(s.Labels); i++ {
+			s.Labels[i].NameOff -= size
+			s.Labels[i].ValueOff -= size
+		}
+	}
+	pos = min(max(pos, 0), len(s.JSON))
+	s.JSON = s.JSON[:pos] + s.JSON[min(pos+size, len(s.JSON)):]
+	s.Labels = append(s.Labels[:k], s.Labels[k+1:]...)
+}
+
+// splice replaces n bytes at off of a label set's JSON with repl, as the
+// real tool does it: it copies the JSON (and its terminating NUL) into
+// a buffer sized by the length change, then writes repl in place. The
+// offsets it works from may be stale (a renamed label keeps its value's
+// old offset), so the copy is cut where the buffer or the JSON ends, as
+// C's memory then holds it; it returns the new JSON length.
+func splice(buf []byte, jsonLen, off, n int, repl string) ([]byte, int) {
+	delta := len(repl) - n
+	if delta != 0 {
+		nb := make([]byte, max(jsonLen+1+delta, 0))
+		copy(nb, buf[:min(off, len(buf), len(nb))])
+		from := off + n
+		cnt := jsonLen - from + 1
+		if to := from + delta; cnt > 0 && to >= 0 && to < len(nb) && from < len(buf) {
+			copy(nb[to:], buf[from:min(from+cnt, len(buf))])
+		}
+		buf, jsonLen = nb, jsonLen+delta
+	}
+	if off >= 0 && off < len(buf) {
+		copy(buf[off:], repl)
+	}
+	return buf, jsonLen
+}
+
+// changeNames gives every label of s the name newName (quoted), as the
+// real tool renames a whole set's labels (a label's value offset is not
+// moved).
+func changeNames(s *archive.LabelSet, newName string) {
+	name := newName[1 : len(newName)-1]
+	buf, n := append([]byte(s.JSON), 0), len(s.JSON)
+	for i := range s.Labels {
+		l := &s.Labels[i]
+		delta := len(name) - l.NameLen
+		buf, n = splice(buf, n, l.NameOff, l.NameLen, name)
+		l.NameLen = len(name)
+		for j := i + 1; j < len(s.Labels); j++ {
+			s.Labels[j].NameOff += delta
+			s.Labels[j].ValueOff += delta
+		}
+	}
+	s.JSON = string(buf[:max(min(n, len(buf)), 0)])
+}
+
+// changeValues gives every label of s the value newValue.
+func changeValues(s *archive.LabelSet, newValue string) {
+	buf, n := append([]byte(s.JSON), 0), len(s.JSON)
+	for i := range s.Labels {
+		l := &s.Labels[i]
+		delta := len(newValue) - l.ValueLen
+		buf, n = splice(buf, n, l.ValueOff, l.ValueLen, newValue)
+		l.ValueLen = len(newValue)
+		for j := i + 1; j < len(s.Labels); j++ {
+			s.Labels[j].NameOff += delta
+			s.Labels[j].ValueOff += delta
+		}
+	}
+	s.JSON = string(buf[:max(min(n, len(buf)), 0)])
+}
+
+// rewriteLabels applies the label specs to a label record, as the real
+// tool's do_labelset does, and writes what comes of it with put: sets
+// taken out of the record (or single labels) as records of their own,
+// then what remains of the record.
+func (r *rules) rewriteLabels(in *archive.LabelRecord, stamp pmapi.Timestamp, put func(*archive.LabelRecord) error) error {
+	typ, ident := in.Type, in.Ident
+	sets := make([]archive.LabelSet, len(in.Sets))
+	for i := range in.Sets {
+		sets[i] = cloneSet(&in.Sets[i])
+	}
+	write := func(t, id uint32, ss []archive.LabelSet) error {
+		return put(&archive.LabelRecord{Stamp: stamp, Type: t, Ident: id, Sets: ss})
+	}
+	for _, lp := range r.labels {
+		if lp.typ != typ || lp.old != ident {
+			continue
+		}
+		flags := lp.flags &^ lNew
+		if flags == 0 {
+			continue
+		}
+		whole := lp.oldLabel == nil && lp.oldValue == nil
+		full := false
+		if whole {
+			full = typ != archive.LabelInstances || lp.inst == -1
+			if !full {
+				full = true
+				for i := range sets {
+					if sets[i].Inst != lp.inst {
+						full = false
+						break
+					}
+				}
+			}
+		}
+		if full {
+			if flags&lDelete != 0 {
+				return nil
+			}
+			if flags&lChangeID != 0 {
+				ident = lp.new
+			}
+		}
+		for i := 0; i < len(sets); i++ {
+			s := &sets[i]
+			if lp.typ == archive.LabelInstances && lp.inst != -1 && lp.inst != s.Inst {
+				continue
+			}
+			if whole {
+				if flags == lChangeInstance {
+					s.Inst = lp.newInst
+					continue
+				}
+				ext := sets[i]
+				sets = append(sets[:i:i], sets[i+1:]...)
+				i--
+				if flags&lDelete != 0 {
+					if len(sets) == 0 {
+						return nil
+					}
+					continue
+				}
+				if flags&lChangeInstance != 0 {
+					ext.Inst = lp.newInst
+				}
+				if flags&lChangeLabel != 0 {
+					changeNames(&ext, *lp.newLabel)
+				}
+				if flags&lChangeValue != 0 {
+					changeValues(&ext, *lp.newValue)
+				}
+				if err := write(typ, lp.new, []archive.LabelSet{ext}); err != nil {
+					return err
+				}
+				continue
+			}
+			for k := findLabel(s, 0, lp.oldLabel, lp.oldValue); k != -1; k = findLabel(s, k, lp.oldLabel, lp.oldValue) {
+				if flags&lDelete == 0 {
+					l := s.Labels[k]
+					name := jsonPart(s.JSON, l.NameOff-1, l.NameLen+2)
+					if lp.newLabel != nil {
+						name = *lp.newLabel
+					}
+					value := jsonPart(s.JSON, l.ValueOff, l.ValueLen)
+					if lp.newValue != nil {
+						value = *lp.newValue
+					}
+					n := &labelSpec{}
+					if !n.addNew(name, value, lp.typ) {
+						return errorf("Unable to rewrite label {%s:%s}: %s\n", name, value, pmapi.ErrStr(-22))
+					}
+					n.newSet.Inst = s.Inst
+					if flags&lChangeInstance != 0 {
+						n.newSet.Inst = lp.newInst
+					}
+					if err := write(lp.typ, lp.new, []archive.LabelSet{*n.newSet}); err != nil {
+						return err
+					}
+				}
+				extractLabel(s, k)
+			}
+			if len(s.Labels) == 0 && s.Err == 0 {
+				// (an empty set too)
+				sets = append(sets[:i:i], sets[i+1:]...)
+				i--
+			}
+		}
+	}
+	if len(sets) == 0 {
+		return nil
+	}
+	return write(typ, ident, sets)
 }

@@ -69,6 +69,19 @@ const (
 	tAll
 	tTextStar
 	tJSONString
+	tContext
+	tDomain
+	tCluster
+	tItem
+	tInstances
+	tInstance
+	tNew
+	tValue
+	tJSONTrue
+	tJSONFalse
+	tJSONNull
+	tLabelStar
+	tJSONNumber
 	tBad // an unexpected character: the lexer's error
 )
 
@@ -206,6 +219,20 @@ var keywords = []keyword{
 	{"help", []lexState{sText}, tHelp, 0, stay, -1},
 	{"all", []lexState{sText}, tAll, 0, stay, -1},
 	{"text", []lexState{sText}, tText, 0, stay, -1},
+
+	{"context", []lexState{sLabel}, tContext, 0, stay, -1},
+	{"domain", []lexState{sLabel}, tDomain, 0, stay, -1},
+	{"cluster", []lexState{sLabel}, tCluster, 0, stay, -1},
+	{"item", []lexState{sLabel}, tItem, 0, stay, -1},
+	{"indom", []lexState{sLabel}, tIndom, 0, stay, -1},
+	{"instances", []lexState{sLabel}, tInstances, 0, stay, -1},
+	{"instance", []lexState{sLabel}, tInstance, 0, stay, -1},
+	{"new", []lexState{sLabel}, tNew, 0, stay, -1},
+	{"value", []lexState{sLabel}, tValue, 0, stay, -1},
+	{"label", []lexState{sLabel}, tLabel, 0, stay, -1},
+	{"true", []lexState{sLabel}, tJSONTrue, 0, stay, -1},
+	{"false", []lexState{sLabel}, tJSONFalse, 0, stay, -1},
+	{"null", []lexState{sLabel}, tJSONNull, 0, stay, -1},
 }
 
 // output picks (the OUTPUT clause of an indom change)
@@ -351,6 +378,31 @@ func textQuoted(s string, i int) int {
 	return best
 }
 
+// jsonNumber matches [0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)? at s[i:] (0: no
+// match).
+func jsonNumber(s string, i int) int {
+	n := digits(s, i)
+	if n == 0 {
+		return 0
+	}
+	j := i + n
+	if j < len(s) && s[j] == '.' {
+		if m := digits(s, j+1); m > 0 {
+			j += 1 + m
+		}
+	}
+	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
+		k := j + 1
+		if k < len(s) && (s[k] == '+' || s[k] == '-') {
+			k++
+		}
+		if m := digits(s, k); m > 0 {
+			j = k + m
+		}
+	}
+	return j - i
+}
+
 // jsonQuoted matches a JSON string at s[i:] (quotes included; a
 // backslash escapes the next character), 0 if there is none.
 func jsonQuoted(s string, i int) int {
@@ -448,6 +500,12 @@ func (l *lexer) scan() token {
 		if n, k := numberLike(s, l.p); n > 0 {
 			try(n, base+3, token{kind: k, text: s[l.p : l.p+n]}, nil)
 		}
+		if l.state == sLabel {
+			// (after the other numbers: they win a tie)
+			if n := jsonNumber(s, l.p); n > 0 {
+				try(n, base+3, token{kind: tJSONNumber, text: s[l.p : l.p+n]}, nil)
+			}
+		}
 		if n := gname(s, l.p); n > 0 {
 			try(n, base+4, token{kind: tGName, text: s[l.p : l.p+n]}, nil)
 		}
@@ -466,8 +524,11 @@ func (l *lexer) scan() token {
 		case ':':
 			try(1, base+6, token{kind: tColon, text: ":"}, nil)
 		case '*':
-			if l.state == sText {
+			switch l.state {
+			case sText:
 				try(1, base+6, token{kind: tTextStar, text: "*"}, nil)
+			case sLabel:
+				try(1, base+6, token{kind: tLabelStar, text: "*"}, nil)
 			}
 		case ',':
 			try(1, base+6, token{kind: tComma, text: ","}, nil)

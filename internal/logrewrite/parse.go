@@ -40,23 +40,30 @@ func (e *cfgError) Error() string {
 
 // parser reads one configuration file into rules.
 type parser struct {
-	lx       *lexer
-	file     string
-	r        *rules
-	meta     *archive.Meta
-	label    *archive.Label
-	outVer   int
-	warn     bool // -w
-	scale    bool // -s
-	stderr   io.Writer
-	curInD   []*indomSpec  // the indom rule's specs (several for domain.*)
-	curStar  bool          // the indom rule names domain.*
-	curMet   []*metricSpec // the metric rule's specs
-	starM    int           // 0: one metric, 1: domain.cluster.*, 2: domain.*.*
-	starI    bool          // the last indom_int read was domain.*
-	texts    *textHash     // the input's help texts (made for the first TEXT rule)
-	curText  *textSpec     // the TEXT rule's last spec
-	walkText bool          // the TEXT rule named several texts
+	lx        *lexer
+	file      string
+	r         *rules
+	meta      *archive.Meta
+	label     *archive.Label
+	outVer    int
+	warn      bool // -w
+	scale     bool // -s
+	stderr    io.Writer
+	curInD    []*indomSpec  // the indom rule's specs (several for domain.*)
+	curStar   bool          // the indom rule names domain.*
+	curMet    []*metricSpec // the metric rule's specs
+	starM     int           // 0: one metric, 1: domain.cluster.*, 2: domain.*.*
+	starI     bool          // the last indom_int read was domain.*
+	texts     *textHash     // the input's help texts (made for the first TEXT rule)
+	curText   *textSpec     // the TEXT rule's last spec
+	walkText  bool          // the TEXT rule named several texts
+	labelsH   *labelHash    // the input's label sets (made for the first LABEL rule)
+	curLabel  *labelSpec    // the LABEL rule's last spec
+	walkLabel bool          // the LABEL rule named several label sets
+	labelID   uint32        // the LABEL rule's identifier
+	curInst   int32         // the LABEL rule's instance (-1: all)
+	curName   *string       // the LABEL rule's label name, and value (nil: any)
+	curValue  *string
 }
 
 type abort struct{ err *cfgError }
@@ -119,11 +126,9 @@ func (p *parser) parse() (err error) {
 			p.metricRule()
 		case tText:
 			p.textRule()
+		case tLabel:
+			p.labelRule()
 		default:
-			// label rules are not supported (yet)
-			if t.kind == tLabel {
-				p.failf("%s rules are not supported by this pmlogrewrite", t.text)
-			}
 			p.syntax()
 		}
 		n++

@@ -222,7 +222,9 @@ func (r *rules) link(m *archive.Meta, file string, line int, warn bool, stderr i
 	if err := r.linkTexts(m, semantic); err != nil {
 		return err
 	}
-	r.linkLabels(m)
+	if err := r.linkLabels(m, semantic); err != nil {
+		return err
+	}
 	for _, mp := range r.metrics {
 		if mp.ip != nil || mp.flags&mChangeInDom == 0 || mp.new.InDom == pmapi.InDomNull {
 			continue
@@ -232,6 +234,9 @@ func (r *rules) link(m *archive.Meta, file string, line int, warn bool, stderr i
 		}
 	}
 	if err := r.checkTexts(m, semantic); err != nil {
+		return err
+	}
+	if err := r.checkLabels(m, semantic); err != nil {
 		return err
 	}
 	for _, ip := range r.indoms {

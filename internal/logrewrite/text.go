@@ -18,6 +18,7 @@ const (
 	txChangeID = 1 << iota
 	txChangeText
 	txDelete
+	txActive // (no spec holds it: the flag of the walk that ends a rule)
 )
 
 const textTypeMask = archive.TextOneLine | archive.TextHelp
@@ -327,9 +328,9 @@ done:
 		}
 	}
 	if n == 0 {
-		for _, tp := range p.r.texts {
-			tp.active = false
-		}
+		// (the real tool walks the rule's texts to take them out of
+		// it, with the checks of a clause)
+		p.walkTexts(txActive, "active")
 	}
 }
 
@@ -352,8 +353,12 @@ func (p *parser) walkTexts(flag int, which string) []*textSpec {
 		}
 		out = append(out, tp)
 	}
-	for _, tp := range out {
+	for i, tp := range out {
 		tp.active = false
+		if i > 0 && flag == txActive {
+			// the walk's next steps check as a clause of no name
+			flag, which = 0, ""
+		}
 		if tp.flags&flag != 0 {
 			p.failf("Duplicate %s clause for %s text for %s", which, textTypeStr(tp.typ), tp.what())
 		}
