@@ -102,9 +102,10 @@ func (r *rules) linkLabels(m *archive.Meta, semantic func(string, ...any) error)
 				}
 				var specs []*labelSpec
 				if typ&archive.LabelInstances != 0 {
-					// one spec per instance
-					for _, lr := range h.records[[2]uint32{typ, id}] {
-						for _, s := range lr.Sets {
+					// one spec per instance of the newest label
+					// record (the head of libpcp's chain)
+					if recs := h.records[[2]uint32{typ, id}]; len(recs) > 0 {
+						for _, s := range recs[0].Sets {
 							specs = append(specs, r.startLabel(typ, id, s.Inst))
 						}
 					}

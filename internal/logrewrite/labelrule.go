@@ -591,8 +591,8 @@ func (p *parser) newLabel(typ uint32) {
 				})
 				add(lp, 0)
 			} else {
-				for _, st := range p.meta.InDomHistory(x) {
-					for _, inst := range st.Insts {
+				for _, insts := range p.indomRecordInsts(x) {
+					for _, inst := range insts {
 						if p.curInst != -1 && inst != p.curInst {
 							continue
 						}
@@ -730,4 +730,35 @@ func (lp *labelSpec) addNew(name, value string, typ uint32) bool {
 	b.WriteByte('}')
 	lp.newSet.JSON = b.String()
 	return true
+}
+
+// indomRecordInsts is the instances of each record of an instance
+// domain, newest first, as libpcp's chain of them holds them: a delta
+// record's own instances (added and deleted), not the state it leaves.
+func (p *parser) indomRecordInsts(indom pmapi.InDom) [][]int32 {
+	var out [][]int32
+	if p.arch == nil {
+		h := p.meta.InDomHistory(indom)
+		for k := len(h) - 1; k >= 0; k-- {
+			out = append(out, h[k].Insts)
+		}
+		return out
+	}
+	if p.inRecs == nil {
+		p.inRecs = map[pmapi.InDom][]*archive.InDomRecord{}
+		recs, err := p.arch.MetaRecords()
+		if err != nil {
+			return nil
+		}
+		for i := range recs {
+			if ir := recs[i].InDom; ir != nil {
+				p.inRecs[ir.InDom] = append(p.inRecs[ir.InDom], ir)
+			}
+		}
+	}
+	rs := p.inRecs[indom]
+	for k := len(rs) - 1; k >= 0; k-- {
+		out = append(out, rs[k].Insts)
+	}
+	return out
 }

@@ -64,6 +64,8 @@ type parser struct {
 	curInst   int32         // the LABEL rule's instance (-1: all)
 	curName   *string       // the LABEL rule's label name, and value (nil: any)
 	curValue  *string
+	arch      *archive.Archive // for the instance domain records as written (nil: the history)
+	inRecs    map[pmapi.InDom][]*archive.InDomRecord
 }
 
 type abort struct{ err *cfgError }

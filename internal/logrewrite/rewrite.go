@@ -105,7 +105,7 @@ func Rewrite(o *Options) error {
 		if err != nil {
 			return errorf("%s: Cannot open config file \"%s\": %s\n", prog, f, archive.ErrText(err))
 		}
-		p := &parser{lx: newLexer(string(src)), file: f, r: r, meta: a.Meta(), label: in,
+		p := &parser{lx: newLexer(string(src)), file: f, r: r, meta: a.Meta(), label: in, arch: a,
 			outVer: outVer, warn: o.Warnings || o.Check, scale: o.Scale, stderr: o.Stderr}
 		if err := p.parse(); err != nil {
 			var ce *cfgError
