@@ -6,7 +6,6 @@ import (
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/dumplog"
-	"github.com/pcpkit/pcpkit/internal/lhash"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -36,38 +35,25 @@ type labelSpec struct {
 	newLabel *string
 	newValue *string
 	newSet   *archive.LabelSet // NEW labels
-	flags    int
-	active   bool       // named by the rule being read
-	ip       *indomSpec // the instance changes of its instance domain
+	specState
 }
 
-// labelHash is the input's label records as libpcp indexes them: by
-// type (in its hash table's walk order), then by identifier (likewise),
-// each with its records, newest first.
+// labelHash is the input's label records as libpcp indexes them (see
+// typeIndex), each with its records, newest first.
 type labelHash struct {
-	types   []uint32
-	idents  map[uint32][]uint32
+	*typeIndex
 	records map[[2]uint32][]*archive.LabelRecord
 }
 
 func newLabelHash(m *archive.Meta) *labelHash {
-	h := &labelHash{idents: map[uint32][]uint32{}, records: map[[2]uint32][]*archive.LabelRecord{}}
-	outer := lhash.New()
-	inner := map[uint32]*lhash.Order{}
+	h := &labelHash{typeIndex: newTypeIndex(), records: map[[2]uint32][]*archive.LabelRecord{}}
 	for i := range m.Labels {
 		lr := &m.Labels[i]
-		if inner[lr.Type] == nil {
-			outer.Add(lr.Type)
-			inner[lr.Type] = lhash.New()
-		}
-		inner[lr.Type].Add(lr.Ident)
+		h.add(lr.Type, lr.Ident)
 		k := [2]uint32{lr.Type, lr.Ident}
 		h.records[k] = append([]*archive.LabelRecord{lr}, h.records[k]...)
 	}
-	h.types = outer.Keys()
-	for typ, o := range inner {
-		h.idents[typ] = o.Keys()
-	}
+	h.done()
 	return h
 }
 
@@ -175,36 +161,26 @@ func (r *rules) linkLabels(m *archive.Meta, semantic func(string, ...any) error)
 	return nil
 }
 
-// labelIdent is how the real tool's -v report heads a label set spec.
-func labelIdent(typ, ident uint32) string {
+// labelIdent is how the real tool's -v report heads a label set spec
+// (id false) and names its identifier on the ID line (id true).
+func labelIdent(typ, ident uint32, id bool) string {
 	switch {
 	case typ&archive.LabelContext != 0:
 		return "Context"
 	case typ&archive.LabelDomain != 0:
 		return fmt.Sprintf("Domain %d", ident)
+	case typ&archive.LabelCluster != 0 && id:
+		return "Cluster " + pmapi.PMID(ident).String()
 	case typ&archive.LabelCluster != 0:
 		return fmt.Sprintf("Cluster %d.%d", pmapi.PMID(ident).Domain(), pmapi.PMID(ident).Cluster())
 	case typ&archive.LabelItem != 0:
 		return "PMID " + pmapi.PMID(ident).String()
+	case typ&archive.LabelInDom != 0 && id:
+		return "Indom " + pmapi.InDom(ident).String()
+	case typ&archive.LabelInstances != 0 && id:
+		return "Instances " + pmapi.InDom(ident).String()
 	}
 	return "InDom " + pmapi.InDom(ident).String()
-}
-
-// labelID is how the report's ID line names a label set's identifier.
-func labelID(typ, ident uint32) string {
-	switch {
-	case typ&archive.LabelContext != 0:
-		return "Context"
-	case typ&archive.LabelDomain != 0:
-		return fmt.Sprintf("Domain %d", ident)
-	case typ&archive.LabelCluster != 0:
-		return "Cluster " + pmapi.PMID(ident).String()
-	case typ&archive.LabelItem != 0:
-		return "PMID " + pmapi.PMID(ident).String()
-	case typ&archive.LabelInDom != 0:
-		return "Indom " + pmapi.InDom(ident).String()
-	}
-	return "Instances " + pmapi.InDom(ident).String()
 }
 
 // checkLabels: the new instance domain of a label set must be in the
@@ -215,7 +191,7 @@ func (r *rules) checkLabels(m *archive.Meta, semantic func(string, ...any) error
 			continue
 		}
 		if !r.inOutput(m, pmapi.InDom(lp.old), pmapi.InDom(lp.new)) {
-			return semantic("New indom (%s) for label set %s is not in the output archive", pmapi.InDom(lp.new), labelIdent(lp.typ, lp.new))
+			return semantic("New indom (%s) for label set %s is not in the output archive", pmapi.InDom(lp.new), labelIdent(lp.typ, lp.new, false))
 		}
 	}
 	return nil
@@ -236,7 +212,7 @@ func (r *rules) reportLabels(w io.Writer) bool {
 			continue
 		}
 		change = true
-		fmt.Fprintf(w, "\nLabel: %s", labelIdent(lp.typ, lp.old))
+		fmt.Fprintf(w, "\nLabel: %s", labelIdent(lp.typ, lp.old, false))
 		if lp.typ&archive.LabelInstances != 0 {
 			if lp.inst != -1 {
 				fmt.Fprintf(w, ", Instance: %d", lp.inst)
@@ -255,7 +231,7 @@ func (r *rules) reportLabels(w io.Writer) bool {
 			fmt.Fprintf(w, "NEW:\n%s", dumplog.AppendLabelSet(nil, lp.typ, lp.new, lp.newSet))
 		}
 		if lp.flags&lChangeID != 0 {
-			fmt.Fprintf(w, "ID:\t\t%s -> %s\n", labelID(lp.typ, lp.old), labelID(lp.typ, lp.new))
+			fmt.Fprintf(w, "ID:\t\t%s -> %s\n", labelIdent(lp.typ, lp.old, true), labelIdent(lp.typ, lp.new, true))
 		}
 		if lp.flags&lChangeLabel != 0 {
 			fmt.Fprintf(w, "Label:\t\t%s -> %s\n", all(lp.oldLabel), *lp.newLabel)
@@ -349,33 +325,23 @@ func splice(buf []byte, jsonLen, off, n int, repl string) ([]byte, int) {
 	return buf, jsonLen
 }
 
-// changeNames gives every label of s the name newName (quoted), as the
-// real tool renames a whole set's labels (a label's value offset is not
-// moved).
-func changeNames(s *archive.LabelSet, newName string) {
-	name := newName[1 : len(newName)-1]
-	buf, n := append([]byte(s.JSON), 0), len(s.JSON)
-	for i := range s.Labels {
-		l := &s.Labels[i]
-		delta := len(name) - l.NameLen
-		buf, n = splice(buf, n, l.NameOff, l.NameLen, name)
-		l.NameLen = len(name)
-		for j := i + 1; j < len(s.Labels); j++ {
-			s.Labels[j].NameOff += delta
-			s.Labels[j].ValueOff += delta
-		}
+// changeAll gives every label of s the name (quoted) or, for values,
+// the value repl, as the real tool changes a whole set's labels (a
+// renamed label's value offset is not moved).
+func changeAll(s *archive.LabelSet, repl string, values bool) {
+	if !values {
+		repl = repl[1 : len(repl)-1]
 	}
-	s.JSON = string(buf[:max(min(n, len(buf)), 0)])
-}
-
-// changeValues gives every label of s the value newValue.
-func changeValues(s *archive.LabelSet, newValue string) {
 	buf, n := append([]byte(s.JSON), 0), len(s.JSON)
 	for i := range s.Labels {
 		l := &s.Labels[i]
-		delta := len(newValue) - l.ValueLen
-		buf, n = splice(buf, n, l.ValueOff, l.ValueLen, newValue)
-		l.ValueLen = len(newValue)
+		off, cnt := &l.NameOff, &l.NameLen
+		if values {
+			off, cnt = &l.ValueOff, &l.ValueLen
+		}
+		delta := len(repl) - *cnt
+		buf, n = splice(buf, n, *off, *cnt, repl)
+		*cnt = len(repl)
 		for j := i + 1; j < len(s.Labels); j++ {
 			s.Labels[j].NameOff += delta
 			s.Labels[j].ValueOff += delta
@@ -450,10 +416,10 @@ func (r *rules) rewriteLabels(in *archive.LabelRecord, stamp pmapi.Timestamp, pu
 					ext.Inst = lp.newInst
 				}
 				if flags&lChangeLabel != 0 {
-					changeNames(&ext, *lp.newLabel)
+					changeAll(&ext, *lp.newLabel, false)
 				}
 				if flags&lChangeValue != 0 {
-					changeValues(&ext, *lp.newValue)
+					changeAll(&ext, *lp.newValue, true)
 				}
 				if err := write(typ, lp.new, []archive.LabelSet{ext}); err != nil {
 					return err

@@ -18,12 +18,12 @@ func TestLabelSplice(t *testing.T) {
 	}
 	// label instances 29.2 100 { label -> "x" }, then { value -> 5 }
 	s := bin()
-	changeNames(&s, `"x"`)
+	changeAll(&s, `"x"`, false)
 	want := archive.LabelSet{Inst: 100, JSON: `{"x":100}`, Labels: []archive.LabelEntry{{NameOff: 2, NameLen: 1, ValueOff: 7, ValueLen: 3, Flags: archive.LabelInstances}}}
 	if d := cmp.Diff(want, s); d != "" {
 		t.Errorf("rename -want +got:\n%s", d)
 	}
-	changeValues(&s, "5")
+	changeAll(&s, "5", true)
 	want = archive.LabelSet{Inst: 100, JSON: `{"x":10`, Labels: []archive.LabelEntry{{NameOff: 2, NameLen: 1, ValueOff: 7, ValueLen: 1, Flags: archive.LabelInstances}}}
 	if d := cmp.Diff(want, s); d != "" {
 		t.Errorf("new value -want +got:\n%s", d)

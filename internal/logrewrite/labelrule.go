@@ -33,33 +33,13 @@ func (p *parser) labelRule() {
 		ident = uint32(p.pmidCluster(p.next()))
 	case tItem:
 		typ = archive.LabelItem
-		n := p.next()
-		switch n.kind {
-		case tPMIDInt, tPMIDStar:
-			ident = uint32(p.pmidInt(n))
-		case tGName:
-			p.starM = 0
-			pmid, ok := p.meta.Lookup(n.text)
-			if !ok {
-				if p.warn {
-					p.warnf("Metric: %s: Unknown metric name", n.text)
-				}
-				known = false
-			}
-			ident = uint32(pmid)
-		default:
-			p.syntax()
-		}
+		ident, known = p.pmidOrName()
 	case tIndom, tInstances:
 		typ = archive.LabelInDom
 		if t.kind == tInstances {
 			typ = archive.LabelInstances
 		}
-		n := p.next()
-		if !isIndomTok(n.kind) {
-			p.syntax()
-		}
-		ident = uint32(p.indomInt(n))
+		ident = uint32(p.indomTarget())
 	default:
 		p.syntax()
 	}
@@ -125,17 +105,7 @@ func (p *parser) labelRule() {
 		}
 	}
 	p.walkLabel = found > 1
-	p.expect(tLBrace)
-	n := 0
-	for {
-		c := p.next()
-		if c.kind == tRBrace {
-			break
-		}
-		n++
-		p.labelClause(typ, c)
-	}
-	if n == 0 {
+	if p.clauses(func(c token) { p.labelClause(typ, c) }) == 0 {
 		p.deactivateLabels()
 	}
 }
@@ -271,61 +241,28 @@ func (p *parser) jsonValue(must bool) *string {
 	return &s
 }
 
-// labelWhat is how walk messages name a spec's label sets.
-func (lp *labelSpec) what(deleted bool) string {
-	d := ""
-	if deleted {
-		d = "deleted "
-	}
+// describe names the label sets in the walk's messages.
+func (lp *labelSpec) describe() string {
 	switch lp.typ {
 	case archive.LabelContext:
-		return d + "context label"
+		return "context label"
 	case archive.LabelDomain:
-		return fmt.Sprintf("%slabel for domain %d", d, pmapi.PMID(lp.old).Domain())
+		return fmt.Sprintf("label for domain %d", pmapi.PMID(lp.old).Domain())
 	case archive.LabelCluster:
-		return fmt.Sprintf("%slabel for cluster %d.%d", d, pmapi.PMID(lp.old).Domain(), pmapi.PMID(lp.old).Cluster())
+		return fmt.Sprintf("label for cluster %d.%d", pmapi.PMID(lp.old).Domain(), pmapi.PMID(lp.old).Cluster())
 	case archive.LabelItem:
-		return fmt.Sprintf("%slabel for metric %s", d, pmapi.PMID(lp.old))
+		return fmt.Sprintf("label for metric %s", pmapi.PMID(lp.old))
 	case archive.LabelInDom:
-		return fmt.Sprintf("%slabel for indom %s", d, pmapi.InDom(lp.old))
+		return fmt.Sprintf("label for indom %s", pmapi.InDom(lp.old))
 	}
-	return fmt.Sprintf("%slabel for the instances of indom %s", d, pmapi.InDom(lp.old))
+	return fmt.Sprintf("label for the instances of indom %s", pmapi.InDom(lp.old))
 }
 
-// walkLabels is the specs a clause of the current LABEL rule applies to,
-// checked as the real tool checks them (flag: the clause's change); as
-// for text rules, only a rule's first clause does anything.
+// walkLabels is the specs a clause of the current LABEL rule applies to
+// (see walkSpecs).
 func (p *parser) walkLabels(flag int, which string) []*labelSpec {
-	var out []*labelSpec
-	if p.walkLabel {
-		for _, lp := range p.r.labels {
-			if lp.active {
-				out = append(out, lp)
-			}
-		}
-	} else if lp := p.curLabel; lp != nil {
-		if !lp.active {
-			panic(abort{&cfgError{assert: "pmlogrewrite: gram.y:230: walk_label: Assertion `(lp->flags & LABEL_ACTIVE)' failed.\n"}})
-		}
-		out = append(out, lp)
-	}
-	for i, lp := range out {
-		lp.active = false
-		if i > 0 && flag == lActive {
-			flag, which = 0, ""
-		}
-		if lp.flags&flag != 0 {
-			p.failf("Duplicate %s clause for %s", which, lp.what(false))
-		}
-		if flag != lDelete {
-			if lp.flags&lDelete != 0 {
-				p.failf("Conflicting %s clause for %s", which, lp.what(true))
-			}
-		} else if lp.flags&^lDelete != 0 {
-			p.failf("Conflicting delete and other clauses for %s", lp.what(false))
-		}
-	}
-	return out
+	return walkSpecs(p, p.r.labels, p.curLabel, p.walkLabel, flag, lDelete, lActive, which,
+		"pmlogrewrite: gram.y:230: walk_label: Assertion `(lp->flags & LABEL_ACTIVE)' failed.\n")
 }
 
 func (p *parser) deactivateLabels() { p.walkLabels(lActive, "active") }
@@ -366,37 +303,34 @@ func (p *parser) labelClause(typ uint32, c token) {
 		for _, lp := range p.walkLabels(lDelete, "delete") {
 			lp.flags |= lDelete
 		}
-	case c.kind == tLabel:
+	case c.kind == tLabel || c.kind == tValue:
 		p.expect(tAssign)
-		name := p.jsonName()
-		for _, lp := range p.walkLabels(lChangeLabel, "label") {
-			if lp.newLabel != nil {
-				p.fail(msgs(lp).dupLabel)
-			}
-			if lp.oldLabel != nil && *lp.oldLabel == *name {
-				if p.warn {
-					p.warnf("%s", msgs(lp).sameLabel)
-				}
-				continue
-			}
-			lp.newLabel = name
-			lp.flags |= lChangeLabel
+		isValue := c.kind == tValue
+		var v *string
+		flag, which := lChangeLabel, "label"
+		if isValue {
+			v = p.jsonValue(true)
+			flag, which = lChangeValue, "value"
+		} else {
+			v = p.jsonName()
 		}
-	case c.kind == tValue:
-		p.expect(tAssign)
-		value := p.jsonValue(true)
-		for _, lp := range p.walkLabels(lChangeValue, "value") {
-			if lp.newValue != nil {
-				p.fail(msgs(lp).dupValue)
+		for _, lp := range p.walkLabels(flag, which) {
+			old, nw, m := &lp.oldLabel, &lp.newLabel, msgs(lp)
+			dup, same := m.dupLabel, m.sameLabel
+			if isValue {
+				old, nw, dup, same = &lp.oldValue, &lp.newValue, m.dupValue, m.sameValue
 			}
-			if lp.oldValue != nil && *lp.oldValue == *value {
+			if *nw != nil {
+				p.fail(dup)
+			}
+			if *old != nil && **old == *v {
 				if p.warn {
-					p.warnf("%s", msgs(lp).sameValue)
+					p.warnf("%s", same)
 				}
 				continue
 			}
-			lp.newValue = value
-			lp.flags |= lChangeValue
+			*nw = v
+			lp.flags |= flag
 		}
 	case c.kind == tNew:
 		name := p.jsonName()
@@ -441,20 +375,10 @@ func (p *parser) labelClause(typ uint32, c token) {
 		}
 	case c.kind == tItem && typ == archive.LabelItem:
 		p.expect(tAssign)
-		to := p.next()
-		if to.kind != tPMIDInt && to.kind != tPMIDStar {
-			p.syntax()
-		}
-		x := p.pmidInt(to)
+		x := p.pmidTarget()
 		for _, lp := range p.walkLabels(lChangeID, "id") {
-			pmid := x
 			old := pmapi.PMID(lp.old)
-			switch p.starM {
-			case 1:
-				pmid = pmapi.PMID(uint32(x)&^0x3ff | uint32(old.Item()))
-			case 2:
-				pmid = pmapi.PMID(uint32(x.Domain())<<22 | uint32(old)&0x3fffff)
-			}
+			pmid := starPMID(x, old, p.starM)
 			if pmid == old {
 				if p.warn {
 					p.warnf("Label for metric: %s: item: No change", old)
@@ -466,11 +390,7 @@ func (p *parser) labelClause(typ uint32, c token) {
 		}
 	case c.kind == tIndom && typ == archive.LabelInDom, c.kind == tInstances && typ == archive.LabelInstances:
 		p.expect(tAssign)
-		n := p.next()
-		if !isIndomTok(n.kind) {
-			p.syntax()
-		}
-		x := p.indomInt(n)
+		x := p.indomTarget()
 		for _, lp := range p.walkLabels(lChangeID, "id") {
 			old := pmapi.InDom(lp.old)
 			if lp.new != lp.old {
@@ -761,4 +681,24 @@ func (p *parser) indomRecordInsts(indom pmapi.InDom) [][]int32 {
 		out = append(out, rs[k].Insts)
 	}
 	return out
+}
+
+// pmidOrName reads the metric a text or label rule names: domain.cluster.item
+// (or with *), or a name; false (with a warning under -w) for a name the
+// archive does not have.
+func (p *parser) pmidOrName() (uint32, bool) {
+	n := p.next()
+	switch n.kind {
+	case tPMIDInt, tPMIDStar:
+		return uint32(p.pmidInt(n)), true
+	case tGName:
+		p.starM = 0
+		pmid, ok := p.meta.Lookup(n.text)
+		if !ok && p.warn {
+			p.warnf("Metric: %s: Unknown metric name", n.text)
+		}
+		return uint32(pmid), ok
+	}
+	p.syntax()
+	return 0, false
 }

@@ -217,13 +217,13 @@ func (p *parser) globalChange(flag int, clause, v, old string, dst *string) {
 }
 
 // clauses reads a rule's "{ clause ... }", each clause by each (which
-// is given the clause's first token).
-func (p *parser) clauses(each func(t token)) {
+// is given the clause's first token), and returns how many there were.
+func (p *parser) clauses(each func(t token)) int {
 	p.expect(tLBrace)
-	for {
+	for n := 0; ; n++ {
 		t := p.next()
 		if t.kind == tRBrace {
-			return
+			return n
 		}
 		each(t)
 	}
@@ -377,6 +377,16 @@ func (p *parser) indomInt(t token) pmapi.InDom {
 }
 
 func isIndomTok(k tokKind) bool { return k == tFloat || k == tIndomStar }
+
+// indomTarget reads the domain.serial (or domain.*) a text or label rule
+// or clause names; anything else is a syntax error.
+func (p *parser) indomTarget() pmapi.InDom {
+	n := p.next()
+	if !isIndomTok(n.kind) {
+		p.syntax()
+	}
+	return p.indomInt(n)
+}
 
 // startInDom finds or makes the spec of an instance domain of the archive
 // (nil, with a warning under -w, if the archive has none).
@@ -602,6 +612,28 @@ func (p *parser) pmidInt(t token) pmapi.PMID {
 	return pmapi.PMID(uint32(dom)<<22 | uint32(clu)<<10 | uint32(item))
 }
 
+// starPMID is the new PMID for old that a clause's target to gives when
+// the rule names domain.cluster.* (star 1: old's item) or domain.*.*
+// (star 2: old's cluster and item).
+func starPMID(to, old pmapi.PMID, star int) pmapi.PMID {
+	switch star {
+	case 1:
+		return pmapi.PMID(uint32(to)&^0x3ff | uint32(old.Item()))
+	case 2:
+		return pmapi.PMID(uint32(to.Domain())<<22 | uint32(old)&0x3fffff)
+	}
+	return to
+}
+
+// pmidTarget reads the domain.cluster.item (or with *) of a clause.
+func (p *parser) pmidTarget() pmapi.PMID {
+	to := p.next()
+	if to.kind != tPMIDInt && to.kind != tPMIDStar {
+		p.syntax()
+	}
+	return p.pmidInt(to)
+}
+
 func (p *parser) checkDomain(dom int) {
 	if dom < 1 || dom > 511 {
 		p.failf("Illegal domain field (%d) for pmid", dom)
@@ -661,13 +693,7 @@ func (p *parser) metricRule() {
 			p.next()
 			to := p.pmidInt(n)
 			for _, mp := range p.walk(mChangePMID, "pmid", false) {
-				x := to
-				switch star {
-				case 1:
-					x = pmapi.PMID(uint32(to)&^0x3ff | uint32(mp.old.PMID.Item()))
-				case 2:
-					x = pmapi.PMID(uint32(to.Domain())<<22 | uint32(mp.old.PMID)&0x3fffff)
-				}
+				x := starPMID(to, mp.old.PMID, star)
 				if x == mp.old.PMID {
 					if p.warn {
 						p.warnf("Metric: %s (%s): pmid: No change", mp.oldName, mp.old.PMID)

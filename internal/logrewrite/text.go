@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/pcpkit/pcpkit/archive"
-	"github.com/pcpkit/pcpkit/internal/lhash"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -28,39 +27,26 @@ type textSpec struct {
 	old, new uint32 // the metric or instance domain
 	oldText  string // the content a record must have to match
 	newText  string
-	flags    int
-	active   bool       // named by the rule being read
-	ip       *indomSpec // the instance changes of its instance domain
+	specState
 }
 
-// textHash is the input's help texts as libpcp indexes them: by type
-// (in the order a walk of its hash table of types gives), then by
-// identifier (likewise), each with its latest content.
+// textHash is the input's help texts as libpcp indexes them (see
+// typeIndex), each with its latest content.
 type textHash struct {
-	types  []uint32
-	idents map[uint32][]uint32
-	text   map[[2]uint32]string
+	*typeIndex
+	text map[[2]uint32]string
 }
 
 func newTextHash(m *archive.Meta) *textHash {
-	h := &textHash{idents: map[uint32][]uint32{}, text: map[[2]uint32]string{}}
-	outer := lhash.New()
-	inner := map[uint32]*lhash.Order{}
+	h := &textHash{typeIndex: newTypeIndex(), text: map[[2]uint32]string{}}
 	for _, t := range m.Texts {
 		if t.Type&textTypeMask == 0 || t.Type&(archive.TextPMID|archive.TextInDom) == 0 {
 			continue // (libpcp skips these)
 		}
-		if inner[t.Type] == nil {
-			outer.Add(t.Type)
-			inner[t.Type] = lhash.New()
-		}
-		inner[t.Type].Add(t.Ident)
+		h.add(t.Type, t.Ident)
 		h.text[[2]uint32{t.Type, t.Ident}] = t.Text
 	}
-	h.types = outer.Keys()
-	for typ, o := range inner {
-		h.idents[typ] = o.Keys()
-	}
+	h.done()
 	return h
 }
 
@@ -118,12 +104,13 @@ func textIdent(typ, ident uint32) string {
 	return pmapi.InDom(ident).String()
 }
 
-// textWhat is "metric X" or "indom X", for the messages.
-func (tp *textSpec) what() string {
+// describe names the text in the walk's messages.
+func (tp *textSpec) describe() string {
+	kind := "indom"
 	if tp.typ&archive.TextPMID != 0 {
-		return "metric " + textIdent(tp.typ, tp.old)
+		kind = "metric"
 	}
-	return "indom " + textIdent(tp.typ, tp.old)
+	return fmt.Sprintf("%s text for %s %s", textTypeStr(tp.typ), kind, textIdent(tp.typ, tp.old))
 }
 
 // textRule reads a TEXT rule (the TEXT keyword read).
@@ -138,29 +125,9 @@ func (p *parser) textRule() {
 	switch t.kind {
 	case tMetric:
 		isMetric = true
-		n := p.next()
-		switch n.kind {
-		case tPMIDInt, tPMIDStar:
-			ident = uint32(p.pmidInt(n))
-		case tGName:
-			p.starM = 0
-			pmid, ok := p.meta.Lookup(n.text)
-			if !ok {
-				if p.warn {
-					p.warnf("Metric: %s: Unknown metric name", n.text)
-				}
-				known = false
-			}
-			ident = uint32(pmid)
-		default:
-			p.syntax()
-		}
+		ident, known = p.pmidOrName()
 	case tIndom:
-		n := p.next()
-		if !isIndomTok(n.kind) {
-			p.syntax()
-		}
-		ident = uint32(p.indomInt(n))
+		ident = uint32(p.indomTarget())
 	default:
 		p.syntax()
 	}
@@ -235,14 +202,7 @@ done:
 		}
 		p.walkText = found > 1
 	}
-	p.expect(tLBrace)
-	n := 0
-	for {
-		t := p.next()
-		if t.kind == tRBrace {
-			break
-		}
-		n++
+	n := p.clauses(func(t token) {
 		switch {
 		case t.kind == tDelete:
 			for _, tp := range p.walkTexts(txDelete, "delete") {
@@ -271,20 +231,10 @@ done:
 			}
 		case t.kind == tMetric && isMetric:
 			p.expect(tAssign)
-			to := p.next()
-			if to.kind != tPMIDInt && to.kind != tPMIDStar {
-				p.syntax()
-			}
-			x := p.pmidInt(to)
+			x := p.pmidTarget()
 			for _, tp := range p.walkTexts(txChangeID, "id") {
-				pmid := x
 				old := pmapi.PMID(tp.old)
-				switch p.starM {
-				case 1:
-					pmid = pmapi.PMID(uint32(x)&^0x3ff | uint32(old.Item()))
-				case 2:
-					pmid = pmapi.PMID(uint32(x.Domain())<<22 | uint32(old)&0x3fffff)
-				}
+				pmid := starPMID(x, old, p.starM)
 				if uint32(pmid) == tp.old {
 					if p.warn {
 						p.warnf("Text for metric: %s: metric: No change", old)
@@ -301,11 +251,7 @@ done:
 			}
 		case t.kind == tIndom && !isMetric:
 			p.expect(tAssign)
-			to := p.next()
-			if !isIndomTok(to.kind) {
-				p.syntax()
-			}
-			x := p.indomInt(to)
+			x := p.indomTarget()
 			for _, tp := range p.walkTexts(txChangeID, "id") {
 				if tp.new != tp.old {
 					p.failf("Duplicate text clause for indom %s", pmapi.InDom(tp.old))
@@ -326,7 +272,7 @@ done:
 		default:
 			p.syntax()
 		}
-	}
+	})
 	if n == 0 {
 		// (the real tool walks the rule's texts to take them out of
 		// it, with the checks of a clause)
@@ -334,43 +280,11 @@ done:
 	}
 }
 
-// walkTexts is the specs a clause of the current TEXT rule applies to,
-// checked as the real tool checks them (flag: the clause's change). The
-// real tool takes each spec out of the rule as a clause reaches it, so
-// only the first clause of a rule does anything; after a rule that named
-// one text, a second clause fails its assertion.
+// walkTexts is the specs a clause of the current TEXT rule applies to
+// (see walkSpecs).
 func (p *parser) walkTexts(flag int, which string) []*textSpec {
-	var out []*textSpec
-	if p.walkText {
-		for _, tp := range p.r.texts {
-			if tp.active {
-				out = append(out, tp)
-			}
-		}
-	} else if tp := p.curText; tp != nil {
-		if !tp.active {
-			panic(abort{&cfgError{assert: "pmlogrewrite: gram.y:157: walk_text: Assertion `(tp->flags & TEXT_ACTIVE)' failed.\n"}})
-		}
-		out = append(out, tp)
-	}
-	for i, tp := range out {
-		tp.active = false
-		if i > 0 && flag == txActive {
-			// the walk's next steps check as a clause of no name
-			flag, which = 0, ""
-		}
-		if tp.flags&flag != 0 {
-			p.failf("Duplicate %s clause for %s text for %s", which, textTypeStr(tp.typ), tp.what())
-		}
-		if flag != txDelete {
-			if tp.flags&txDelete != 0 {
-				p.failf("Conflicting %s clause for deleted %s text for %s", which, textTypeStr(tp.typ), tp.what())
-			}
-		} else if tp.flags&^txDelete != 0 {
-			p.failf("Conflicting delete and other clauses for %s text for %s", textTypeStr(tp.typ), tp.what())
-		}
-	}
-	return out
+	return walkSpecs(p, p.r.texts, p.curText, p.walkText, flag, txDelete, txActive, which,
+		"pmlogrewrite: gram.y:157: walk_text: Assertion `(tp->flags & TEXT_ACTIVE)' failed.\n")
 }
 
 // linkTexts gives the help texts of renumbered metrics and instance
