@@ -320,40 +320,8 @@ func (d *dumper) dumpLabelSets() {
 			b = append(b, '\n')
 			last = r.Stamp
 		}
-		for _, s := range r.Sets {
-			b = append(b, "    "...)
-			switch r.Type {
-			case archive.LabelContext:
-				b = append(b, "Context"...)
-			case archive.LabelDomain:
-				b = fmt.Appendf(b, "Domain %d", r.Ident)
-			case archive.LabelInDom:
-				b = fmt.Appendf(b, "InDom %s", pmapi.InDom(r.Ident))
-			case archive.LabelCluster:
-				p := pmapi.PMID(r.Ident)
-				b = fmt.Appendf(b, "Cluster %d.%d", p.Domain(), p.Cluster())
-			case archive.LabelItem:
-				b = fmt.Appendf(b, "PMID %s", pmapi.PMID(r.Ident))
-			case archive.LabelInstances:
-				b = fmt.Appendf(b, "InDom %s[%d]", pmapi.InDom(r.Ident), s.Inst)
-			default:
-				b = fmt.Appendf(b, "Type 0x%x", r.Type)
-			}
-			b = fmt.Appendf(b, " labels (%d bytes): %s\n", len(s.JSON), s.JSON)
-			for k, l := range s.Labels {
-				b = fmt.Appendf(b, "        [%d] name(%d,%d) : value(%d,%d) [", k, l.NameOff, l.NameLen, l.ValueOff, l.ValueLen)
-				first := true
-				for _, t := range labelTypeNames {
-					if l.Flags&t.bit != 0 {
-						if !first {
-							b = append(b, ',')
-						}
-						b = append(b, t.name...)
-						first = false
-					}
-				}
-				b = append(b, "]\n"...)
-			}
+		for k := range r.Sets {
+			b = AppendLabelSet(b, r.Type, r.Ident, &r.Sets[k])
 		}
 		d.buf = b
 		d.flushBuf()
@@ -361,6 +329,46 @@ func (d *dumper) dumpLabelSets() {
 	}
 	d.buf = b
 	d.flushBuf()
+}
+
+// AppendLabelSet appends a label set as pmdumplog -e shows it (libpcp's
+// __pmDumpLabelSet): its owner, its JSON, then each label's offsets and
+// flags.
+func AppendLabelSet(b []byte, typ, ident uint32, s *archive.LabelSet) []byte {
+	b = append(b, "    "...)
+	switch typ {
+	case archive.LabelContext:
+		b = append(b, "Context"...)
+	case archive.LabelDomain:
+		b = fmt.Appendf(b, "Domain %d", ident)
+	case archive.LabelInDom:
+		b = fmt.Appendf(b, "InDom %s", pmapi.InDom(ident))
+	case archive.LabelCluster:
+		p := pmapi.PMID(ident)
+		b = fmt.Appendf(b, "Cluster %d.%d", p.Domain(), p.Cluster())
+	case archive.LabelItem:
+		b = fmt.Appendf(b, "PMID %s", pmapi.PMID(ident))
+	case archive.LabelInstances:
+		b = fmt.Appendf(b, "InDom %s[%d]", pmapi.InDom(ident), s.Inst)
+	default:
+		b = fmt.Appendf(b, "Type 0x%x", typ)
+	}
+	b = fmt.Appendf(b, " labels (%d bytes): %s\n", len(s.JSON), s.JSON)
+	for k, l := range s.Labels {
+		b = fmt.Appendf(b, "        [%d] name(%d,%d) : value(%d,%d) [", k, l.NameOff, l.NameLen, l.ValueOff, l.ValueLen)
+		first := true
+		for _, t := range labelTypeNames {
+			if l.Flags&t.bit != 0 {
+				if !first {
+					b = append(b, ',')
+				}
+				b = append(b, t.name...)
+				first = false
+			}
+		}
+		b = append(b, "]\n"...)
+	}
+	return b
 }
 
 func (d *dumper) dumpIndex() {

@@ -7,10 +7,12 @@ import (
 	"testing"
 
 	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/pmapi"
 )
 
-// FuzzConfig parses arbitrary configurations against pmcd-v3's metadata
-// and links the rules: an error is fine, a panic or a hang is not.
+// FuzzConfig parses arbitrary configurations against pmcd-v3's metadata,
+// links the rules and applies them to its help texts and label sets: an
+// error is fine, a panic or a hang is not.
 func FuzzConfig(f *testing.F) {
 	for _, dir := range []string{"testdata/configs", "testdata/bad"} {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.conf"))
@@ -35,5 +37,12 @@ func FuzzConfig(f *testing.F) {
 			return
 		}
 		r.report(io.Discard, a.Label())
+		// and the text and label rules on the archive's records
+		for i := range a.Meta().Labels {
+			r.rewriteLabels(&a.Meta().Labels[i], pmapi.Timestamp{}, func(*archive.LabelRecord) error { return nil })
+		}
+		for _, tx := range a.Meta().Texts {
+			r.rewriteText(&tx)
+		}
 	})
 }

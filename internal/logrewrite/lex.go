@@ -47,7 +47,7 @@ const (
 	tTimeName
 	tCountName
 	tString
-	tNLString
+	tTextString // a string with newlines or escaped quotes (help text)
 	tNumber
 	tFloat
 	tIndomStar
@@ -64,6 +64,24 @@ const (
 	tComma
 	tLParen
 	tRParen
+	tOneline
+	tHelp
+	tAll
+	tTextStar
+	tJSONString
+	tContext
+	tDomain
+	tCluster
+	tItem
+	tInstances
+	tInstance
+	tNew
+	tValue
+	tJSONTrue
+	tJSONFalse
+	tJSONNull
+	tLabelStar
+	tJSONNumber
 	tBad // an unexpected character: the lexer's error
 )
 
@@ -194,6 +212,27 @@ var keywords = []keyword{
 	{"0", []lexState{sTime}, tTimeName, 0, sUnits, -1},
 
 	{"ONE", []lexState{sCount}, tCountName, 0, sMetric, -1},
+
+	{"metric", []lexState{sText}, tMetric, 0, stay, -1},
+	{"indom", []lexState{sText}, tIndom, 0, stay, -1},
+	{"oneline", []lexState{sText}, tOneline, 0, stay, -1},
+	{"help", []lexState{sText}, tHelp, 0, stay, -1},
+	{"all", []lexState{sText}, tAll, 0, stay, -1},
+	{"text", []lexState{sText}, tText, 0, stay, -1},
+
+	{"context", []lexState{sLabel}, tContext, 0, stay, -1},
+	{"domain", []lexState{sLabel}, tDomain, 0, stay, -1},
+	{"cluster", []lexState{sLabel}, tCluster, 0, stay, -1},
+	{"item", []lexState{sLabel}, tItem, 0, stay, -1},
+	{"indom", []lexState{sLabel}, tIndom, 0, stay, -1},
+	{"instances", []lexState{sLabel}, tInstances, 0, stay, -1},
+	{"instance", []lexState{sLabel}, tInstance, 0, stay, -1},
+	{"new", []lexState{sLabel}, tNew, 0, stay, -1},
+	{"value", []lexState{sLabel}, tValue, 0, stay, -1},
+	{"label", []lexState{sLabel}, tLabel, 0, stay, -1},
+	{"true", []lexState{sLabel}, tJSONTrue, 0, stay, -1},
+	{"false", []lexState{sLabel}, tJSONFalse, 0, stay, -1},
+	{"null", []lexState{sLabel}, tJSONNull, 0, stay, -1},
 }
 
 // output picks (the OUTPUT clause of an indom change)
@@ -303,21 +342,82 @@ func hname(s string, i int) int {
 	return j - i
 }
 
-// quoted matches a string: "..." with no newline (STRING), or one with
-// newlines (NL_STRING). Neither may be empty.
-func quoted(s string, i int) (int, tokKind) {
+// quoted matches a string: "..." with no newline, not empty (STRING),
+// 0 if there is none.
+func quoted(s string, i int) int {
 	if i >= len(s) || s[i] != '"' {
-		return 0, 0
+		return 0
 	}
 	j := strings.IndexByte(s[i+1:], '"')
-	if j <= 0 {
-		return 0, 0
+	if j <= 0 || strings.IndexByte(s[i+1:i+1+j], '\n') >= 0 {
+		return 0
 	}
-	body := s[i+1 : i+1+j]
-	if strings.IndexByte(body, '\n') >= 0 {
-		return j + 2, tNLString
+	return j + 2
+}
+
+// textQuoted matches a help text string at s[i:]: a quote, at least one
+// character, a quote; a quote after a backslash may stand for itself, so
+// the match runs to the last quote that every quote before it lets it
+// reach (0: none).
+func textQuoted(s string, i int) int {
+	if i >= len(s) || s[i] != '"' {
+		return 0
 	}
-	return j + 2, tString
+	best := 0
+	for j := i + 1; j < len(s); j++ {
+		if s[j] != '"' {
+			continue
+		}
+		if j > i+1 {
+			best = j + 1 - i
+		}
+		if j-1 <= i || s[j-1] != '\\' {
+			break
+		}
+	}
+	return best
+}
+
+// jsonNumber matches [0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)? at s[i:] (0: no
+// match).
+func jsonNumber(s string, i int) int {
+	n := digits(s, i)
+	if n == 0 {
+		return 0
+	}
+	j := i + n
+	if j < len(s) && s[j] == '.' {
+		if m := digits(s, j+1); m > 0 {
+			j += 1 + m
+		}
+	}
+	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
+		k := j + 1
+		if k < len(s) && (s[k] == '+' || s[k] == '-') {
+			k++
+		}
+		if m := digits(s, k); m > 0 {
+			j = k + m
+		}
+	}
+	return j - i
+}
+
+// jsonQuoted matches a JSON string at s[i:] (quotes included; a
+// backslash escapes the next character), 0 if there is none.
+func jsonQuoted(s string, i int) int {
+	if i >= len(s) || s[i] != '"' {
+		return 0
+	}
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1 - i
+		}
+	}
+	return 0
 }
 
 func (l *lexer) peek() token {
@@ -386,11 +486,25 @@ func (l *lexer) scan() token {
 				try(n, base+1, token{kind: tCountName, text: s[l.p : l.p+n], ival: v}, nil)
 			}
 		}
-		if n, k := quoted(s, l.p); n > 0 {
-			try(n, base+2, token{kind: k, text: s[l.p+1 : l.p+n-1]}, nil)
+		// strings: STRING, then TEXT_STRING (newlines, and a quote
+		// may be escaped), then JSON_STRING; the first wins a tie
+		if n := quoted(s, l.p); n > 0 {
+			try(n, base+2, token{kind: tString, text: s[l.p+1 : l.p+n-1]}, nil)
+		}
+		if n := textQuoted(s, l.p); n > 0 {
+			try(n, base+2, token{kind: tTextString, text: strings.ReplaceAll(s[l.p+1:l.p+n-1], `\"`, `"`)}, nil)
+		}
+		if n := jsonQuoted(s, l.p); n > 0 {
+			try(n, base+2, token{kind: tJSONString, text: s[l.p : l.p+n]}, nil)
 		}
 		if n, k := numberLike(s, l.p); n > 0 {
 			try(n, base+3, token{kind: k, text: s[l.p : l.p+n]}, nil)
+		}
+		if l.state == sLabel {
+			// (after the other numbers: they win a tie)
+			if n := jsonNumber(s, l.p); n > 0 {
+				try(n, base+3, token{kind: tJSONNumber, text: s[l.p : l.p+n]}, nil)
+			}
 		}
 		if n := gname(s, l.p); n > 0 {
 			try(n, base+4, token{kind: tGName, text: s[l.p : l.p+n]}, nil)
@@ -409,6 +523,13 @@ func (l *lexer) scan() token {
 			try(1, base+6, token{kind: tMinus, text: "-"}, nil)
 		case ':':
 			try(1, base+6, token{kind: tColon, text: ":"}, nil)
+		case '*':
+			switch l.state {
+			case sText:
+				try(1, base+6, token{kind: tTextStar, text: "*"}, nil)
+			case sLabel:
+				try(1, base+6, token{kind: tLabelStar, text: "*"}, nil)
+			}
 		case ',':
 			try(1, base+6, token{kind: tComma, text: ","}, nil)
 		case '(':

@@ -107,6 +107,13 @@ func TestLexer(t *testing.T) {
 		{"# comment\nindom 1.2 { iname \"a b\" -> DELETE }", []tokKind{tIndom, tFloat, tLBrace, tIname, tString, tAssign, tDelete, tRBrace}},
 		{"metric a { sem -> counter }", []tokKind{tMetric, tGName, tLBrace, tSem, tAssign, tSemName, tRBrace}},
 		{"@", []tokKind{tBad}},
+		// text rules: their own keywords, "*", and "{" keeps the state
+		{"text metric 60.*.* oneline help * { text -> \"a\\\"b\" metric -> 61.*.* }", []tokKind{tText, tMetric, tPMIDStar, tOneline, tHelp, tTextStar, tLBrace, tText, tAssign, tTextString, tMetric, tAssign, tPMIDStar, tRBrace}},
+		{"text indom 1.2 all { delete }", []tokKind{tText, tIndom, tFloat, tAll, tLBrace, tDelete, tRBrace}},
+		// "help" is a name outside a text rule; "" is a JSON string
+		{"help \"\"", []tokKind{tGName, tJSONString}},
+		// a backslashed quote need not end a string
+		{"indom 1.2 { iname \"a\\\" -> \"b\" }", []tokKind{tIndom, tFloat, tLBrace, tIname, tTextString, tGName, tBad}},
 	}
 	for _, tc := range tests {
 		lx := newLexer(tc.src)
@@ -123,6 +130,26 @@ func TestLexer(t *testing.T) {
 		}
 		if diff := cmp.Diff(tc.want, got); diff != "" {
 			t.Errorf("%q: -want +got:\n%s", tc.src, diff)
+		}
+	}
+}
+
+// TestTextString: in a text rule a string runs to the last quote that
+// backslashed quotes before it let it reach, and a backslashed quote
+// stands for a quote (nothing else is an escape).
+func TestTextString(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{`"a\"b"`, `a"b`},
+		{`"a\"b\" }`, `a"b\`},
+		{`"a\\"b"`, `a\"b`},
+		{`"x\n\t"`, `x\n\t`},
+		{"\"two\nlines\"", "two\nlines"},
+	}
+	for _, tc := range tests {
+		lx := newLexer(tc.src)
+		lx.state = sText
+		if tok := lx.next(); tok.kind != tString && tok.kind != tTextString || tok.text != tc.want {
+			t.Errorf("%s: %v %q, want a string %q", tc.src, tok.kind, tok.text, tc.want)
 		}
 	}
 }

@@ -137,6 +137,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			e = &Error{Msg: fmt.Sprintf("%s: Error: %v\n", prog, err)}
 		}
 		io.WriteString(stderr, e.Msg)
+		if e.Abort {
+			return 134
+		}
 		switch {
 		case e.NotCreated:
 			fmt.Fprintf(stderr, "Archive \"%s\" not created.\n", o.Output)

@@ -24,10 +24,14 @@ type cfgError struct {
 	file     string
 	line     int
 	msg      string
-	semantic bool // found after all files were read (no line)
+	semantic bool   // found after all files were read (no line)
+	assert   string // the real tool's assertion failure (it aborts)
 }
 
 func (e *cfgError) Error() string {
+	if e.assert != "" {
+		return e.assert
+	}
 	if e.semantic {
 		return fmt.Sprintf("Semantic error in configuration file (%s)\n%s\n", e.file, e.msg)
 	}
@@ -36,20 +40,32 @@ func (e *cfgError) Error() string {
 
 // parser reads one configuration file into rules.
 type parser struct {
-	lx      *lexer
-	file    string
-	r       *rules
-	meta    *archive.Meta
-	label   *archive.Label
-	outVer  int
-	warn    bool // -w
-	scale   bool // -s
-	stderr  io.Writer
-	curInD  []*indomSpec  // the indom rule's specs (several for domain.*)
-	curStar bool          // the indom rule names domain.*
-	curMet  []*metricSpec // the metric rule's specs
-	starM   int           // 0: one metric, 1: domain.cluster.*, 2: domain.*.*
-	starI   bool          // the last indom_int read was domain.*
+	lx        *lexer
+	file      string
+	r         *rules
+	meta      *archive.Meta
+	label     *archive.Label
+	outVer    int
+	warn      bool // -w
+	scale     bool // -s
+	stderr    io.Writer
+	curInD    []*indomSpec  // the indom rule's specs (several for domain.*)
+	curStar   bool          // the indom rule names domain.*
+	curMet    []*metricSpec // the metric rule's specs
+	starM     int           // 0: one metric, 1: domain.cluster.*, 2: domain.*.*
+	starI     bool          // the last indom_int read was domain.*
+	texts     *textHash     // the input's help texts (made for the first TEXT rule)
+	curText   *textSpec     // the TEXT rule's last spec
+	walkText  bool          // the TEXT rule named several texts
+	labelsH   *labelHash    // the input's label sets (made for the first LABEL rule)
+	curLabel  *labelSpec    // the LABEL rule's last spec
+	walkLabel bool          // the LABEL rule named several label sets
+	labelID   uint32        // the LABEL rule's identifier
+	curInst   int32         // the LABEL rule's instance (-1: all)
+	curName   *string       // the LABEL rule's label name, and value (nil: any)
+	curValue  *string
+	arch      *archive.Archive // for the instance domain records as written (nil: the history)
+	inRecs    map[pmapi.InDom][]*archive.InDomRecord
 }
 
 type abort struct{ err *cfgError }
@@ -110,11 +126,11 @@ func (p *parser) parse() (err error) {
 			p.indomRule()
 		case tMetric:
 			p.metricRule()
+		case tText:
+			p.textRule()
+		case tLabel:
+			p.labelRule()
 		default:
-			// text and label rules are not supported (yet)
-			if t.kind == tText || t.kind == tLabel {
-				p.failf("%s rules are not supported by this pmlogrewrite", t.text)
-			}
 			p.syntax()
 		}
 		n++
@@ -201,13 +217,13 @@ func (p *parser) globalChange(flag int, clause, v, old string, dst *string) {
 }
 
 // clauses reads a rule's "{ clause ... }", each clause by each (which
-// is given the clause's first token).
-func (p *parser) clauses(each func(t token)) {
+// is given the clause's first token), and returns how many there were.
+func (p *parser) clauses(each func(t token)) int {
 	p.expect(tLBrace)
-	for {
+	for n := 0; ; n++ {
 		t := p.next()
 		if t.kind == tRBrace {
-			return
+			return n
 		}
 		each(t)
 	}
@@ -361,6 +377,16 @@ func (p *parser) indomInt(t token) pmapi.InDom {
 }
 
 func isIndomTok(k tokKind) bool { return k == tFloat || k == tIndomStar }
+
+// indomTarget reads the domain.serial (or domain.*) a text or label rule
+// or clause names; anything else is a syntax error.
+func (p *parser) indomTarget() pmapi.InDom {
+	n := p.next()
+	if !isIndomTok(n.kind) {
+		p.syntax()
+	}
+	return p.indomInt(n)
+}
 
 // startInDom finds or makes the spec of an instance domain of the archive
 // (nil, with a warning under -w, if the archive has none).
@@ -586,6 +612,28 @@ func (p *parser) pmidInt(t token) pmapi.PMID {
 	return pmapi.PMID(uint32(dom)<<22 | uint32(clu)<<10 | uint32(item))
 }
 
+// starPMID is the new PMID for old that a clause's target to gives when
+// the rule names domain.cluster.* (star 1: old's item) or domain.*.*
+// (star 2: old's cluster and item).
+func starPMID(to, old pmapi.PMID, star int) pmapi.PMID {
+	switch star {
+	case 1:
+		return pmapi.PMID(uint32(to)&^0x3ff | uint32(old.Item()))
+	case 2:
+		return pmapi.PMID(uint32(to.Domain())<<22 | uint32(old)&0x3fffff)
+	}
+	return to
+}
+
+// pmidTarget reads the domain.cluster.item (or with *) of a clause.
+func (p *parser) pmidTarget() pmapi.PMID {
+	to := p.next()
+	if to.kind != tPMIDInt && to.kind != tPMIDStar {
+		p.syntax()
+	}
+	return p.pmidInt(to)
+}
+
 func (p *parser) checkDomain(dom int) {
 	if dom < 1 || dom > 511 {
 		p.failf("Illegal domain field (%d) for pmid", dom)
@@ -645,13 +693,7 @@ func (p *parser) metricRule() {
 			p.next()
 			to := p.pmidInt(n)
 			for _, mp := range p.walk(mChangePMID, "pmid", false) {
-				x := to
-				switch star {
-				case 1:
-					x = pmapi.PMID(uint32(to)&^0x3ff | uint32(mp.old.PMID.Item()))
-				case 2:
-					x = pmapi.PMID(uint32(to.Domain())<<22 | uint32(mp.old.PMID)&0x3fffff)
-				}
+				x := starPMID(to, mp.old.PMID, star)
 				if x == mp.old.PMID {
 					if p.warn {
 						p.warnf("Metric: %s (%s): pmid: No change", mp.oldName, mp.old.PMID)

@@ -22,8 +22,8 @@
 //   - A record is rewritten as libpcp encodes it; one left without value
 //     sets (all its metrics deleted) is not written.
 //
-// Not done: text and label rules, and -v's report of help
-// texts and label sets. The data streams: memory holds the metadata (as
+// Text and label rules are applied to the help text and label records
+// as they are copied. The data streams: memory holds the metadata (as
 // the archive reader does) and one record.
 package logrewrite
 
@@ -66,6 +66,7 @@ type Error struct {
 	Msg        string
 	NotCreated bool // "Archive "x" not created." follows
 	Truncated  bool // -d: "Archive "x" creation truncated." follows
+	Abort      bool // the real tool fails an assertion here: exit status 134
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -104,10 +105,11 @@ func Rewrite(o *Options) error {
 		if err != nil {
 			return errorf("%s: Cannot open config file \"%s\": %s\n", prog, f, archive.ErrText(err))
 		}
-		p := &parser{lx: newLexer(string(src)), file: f, r: r, meta: a.Meta(), label: in,
+		p := &parser{lx: newLexer(string(src)), file: f, r: r, meta: a.Meta(), label: in, arch: a,
 			outVer: outVer, warn: o.Warnings || o.Check, scale: o.Scale, stderr: o.Stderr}
 		if err := p.parse(); err != nil {
-			return &Error{Msg: err.Error()}
+			var ce *cfgError
+			return &Error{Msg: err.Error(), Abort: errors.As(err, &ce) && ce.assert != ""}
 		}
 		lastLine = p.lx.line
 	}
@@ -244,6 +246,9 @@ func (x *rewriter) run() error {
 		stamp := x.fix(rec.Stamp)
 		if x.w == nil {
 			if err := x.create(stamp); err != nil {
+				return err
+			}
+			if err := x.putNewLabels(stamp); err != nil {
 				return err
 			}
 			needIndex = true
@@ -516,77 +521,32 @@ func (x *rewriter) writeInDom(mr *archive.MetaRecord, ir *archive.InDomRecord) e
 }
 
 func (x *rewriter) putLabel(mr *archive.MetaRecord) error {
-	lr := *mr.Label
-	lr.Stamp = x.pending
-	ident := x.labelIdent(lr.Type, lr.Ident)
-	c := *mr
-	c.Label = &lr
-	if lr.Type&archive.LabelInstances != 0 && ident != lr.Ident {
-		// the instances' label sets of a renumbered instance domain go
-		// out one record each, last first
-		lr.Ident = ident
-		sets := lr.Sets
-		for k := len(sets) - 1; k >= 0; k-- {
-			lr.Sets = sets[k : k+1]
-			if err := x.putRaw(&c); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	lr.Ident = ident
-	return x.putRaw(&c)
+	return x.r.rewriteLabels(mr.Label, x.pending, func(lr *archive.LabelRecord) error {
+		c := *mr
+		c.Label = lr
+		return x.putRaw(&c)
+	})
 }
 
-// labelIdent is the identifier a label set moves to when the metric or
-// instance domain it belongs to is renumbered (the first metric spec, in
-// the real tool's order, that renumbers it decides).
-func (x *rewriter) labelIdent(typ, ident uint32) uint32 {
-	switch {
-	case typ&(archive.LabelInDom|archive.LabelInstances) != 0:
-		if ip := x.r.byInDom[pmapi.InDom(ident)]; ip != nil && ip.new != ip.old {
-			return uint32(ip.new)
+// putNewLabels writes the NEW label sets, each spec's as one record,
+// stamped t (the output's start).
+func (x *rewriter) putNewLabels(t pmapi.Timestamp) error {
+	for _, lp := range x.r.labels {
+		if lp.flags&lNew == 0 {
+			continue
 		}
-	case typ&(archive.LabelDomain|archive.LabelCluster|archive.LabelItem) != 0:
-		for _, mp := range x.r.metrics {
-			if mp.new.PMID == mp.old.PMID {
-				continue
-			}
-			var o, n uint32
-			switch {
-			case typ&archive.LabelDomain != 0:
-				o, n = mp.old.PMID.Domain(), mp.new.PMID.Domain()
-			case typ&archive.LabelCluster != 0:
-				// as the real tool compares them: domain and cluster
-				// numbers or'ed, which no cluster label's identifier
-				// matches but by chance
-				o = mp.old.PMID.Domain() | mp.old.PMID.Cluster()
-				n = mp.new.PMID.Domain() | mp.new.PMID.Cluster()
-			default:
-				o, n = uint32(mp.old.PMID), uint32(mp.new.PMID)
-			}
-			if o == ident {
-				return n
-			}
+		mr := archive.MetaRecord{Label: &archive.LabelRecord{Stamp: t, Type: lp.typ, Ident: lp.new, Sets: []archive.LabelSet{*lp.newSet}}}
+		if err := x.putRaw(&mr); err != nil {
+			return err
 		}
 	}
-	return ident
+	return nil
 }
 
 func (x *rewriter) putText(mr *archive.MetaRecord) error {
 	t := *mr.Text
-	switch {
-	case t.Text == "":
-		// libpcp does not index an empty text, so the real tool's
-		// rules never reach it: it keeps its identifier
-	case t.Type&archive.TextPMID != 0:
-		if mp := x.r.byPMID[pmapi.PMID(t.Ident)]; mp != nil && mp.new.PMID != mp.old.PMID {
-			t.Ident = uint32(mp.new.PMID)
-		}
-	case t.Type&archive.TextInDom != 0:
-		if ip := x.r.byInDom[pmapi.InDom(t.Ident)]; ip != nil && ip.new != ip.old {
-			t.Ident = uint32(ip.new)
-		}
+	if !x.r.rewriteText(&t) {
+		return nil
 	}
 	c := *mr
 	c.Text = &t

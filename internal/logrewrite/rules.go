@@ -91,6 +91,8 @@ type rules struct {
 	global  globalSpec
 	indoms  []*indomSpec  // newest first, as the real tool's list
 	metrics []*metricSpec // newest first
+	texts   []*textSpec   // newest first
+	labels  []*labelSpec  // newest first
 	byPMID  map[pmapi.PMID]*metricSpec
 	byInDom map[pmapi.InDom]*indomSpec
 }
@@ -152,6 +154,16 @@ func (r *rules) anyChange() bool {
 			return true
 		}
 	}
+	for _, lp := range r.labels {
+		if lp.flags != 0 || lp.ip != nil {
+			return true
+		}
+	}
+	for _, tp := range r.texts {
+		if tp.flags != 0 || tp.ip != nil {
+			return true
+		}
+	}
 	return false
 }
 
@@ -207,21 +219,25 @@ func (r *rules) link(m *archive.Meta, file string, line int, warn bool, stderr i
 			}
 		}
 	}
+	if err := r.linkTexts(m, semantic); err != nil {
+		return err
+	}
+	if err := r.linkLabels(m, semantic); err != nil {
+		return err
+	}
 	for _, mp := range r.metrics {
 		if mp.ip != nil || mp.flags&mChangeInDom == 0 || mp.new.InDom == pmapi.InDomNull {
 			continue
 		}
-		ok := false
-		ip := r.byInDom[mp.old.InDom]
-		for _, x := range m.InDomOrder {
-			if ip == nil && x == mp.new.InDom || ip != nil && ip.new != ip.old && ip.new == mp.new.InDom {
-				ok = true
-				break
-			}
-		}
-		if !ok {
+		if !r.inOutput(m, mp.old.InDom, mp.new.InDom) {
 			return semantic("New indom (%s) for metric %s is not in the output archive", mp.new.InDom, mp.oldName)
 		}
+	}
+	if err := r.checkTexts(m, semantic); err != nil {
+		return err
+	}
+	if err := r.checkLabels(m, semantic); err != nil {
+		return err
 	}
 	for _, ip := range r.indoms {
 		inst := func(i int) (int32, string) {
@@ -289,8 +305,8 @@ func (r *rules) link(m *archive.Meta, file string, line int, warn bool, stderr i
 	return nil
 }
 
-// report prints the summary of -v and -C (global, instance domain and
-// metric changes; the help text and label set sections are not done).
+// report prints the summary of -v and -C: global, instance domain,
+// metric, help text and label set changes.
 func (r *rules) report(w io.Writer, in *archive.Label) {
 	fmt.Fprintf(w, "PCP Archive Log Rewrite Specifications Summary\n")
 	change := r.global.flags != 0
@@ -388,6 +404,12 @@ func (r *rules) report(w io.Writer, in *archive.Label) {
 			fmt.Fprintf(w, "DELETE\n")
 		}
 	}
+	if r.reportTexts(w) {
+		change = true
+	}
+	if r.reportLabels(w) {
+		change = true
+	}
 	if !change {
 		fmt.Fprintf(w, "No changes\n")
 	}
@@ -443,4 +465,100 @@ func pmidWalk(m *archive.Meta) []uint32 {
 		o.Add(uint32(d.PMID))
 	}
 	return o.Keys()
+}
+
+// typeIndex is a libpcp index of metadata by type, then identifier (the
+// archive's help texts or label sets): the types in the order a walk of
+// its hash table of them gives, and for each type its identifiers
+// likewise (each added when first seen).
+type typeIndex struct {
+	types  []uint32
+	idents map[uint32][]uint32
+	outer  *lhash.Order
+	inner  map[uint32]*lhash.Order
+}
+
+func newTypeIndex() *typeIndex {
+	return &typeIndex{idents: map[uint32][]uint32{}, outer: lhash.New(), inner: map[uint32]*lhash.Order{}}
+}
+
+// add notes a record of type typ for ident.
+func (x *typeIndex) add(typ, ident uint32) {
+	if x.inner[typ] == nil {
+		x.outer.Add(typ)
+		x.inner[typ] = lhash.New()
+	}
+	x.inner[typ].Add(ident)
+}
+
+// done fixes the walk orders once every record is added.
+func (x *typeIndex) done() {
+	x.types = x.outer.Keys()
+	for typ, o := range x.inner {
+		x.idents[typ] = o.Keys()
+	}
+}
+
+// specState is what a help text or label set spec holds for the rules
+// that name it.
+type specState struct {
+	flags  int        // its changes
+	active bool       // named by the rule being read
+	ip     *indomSpec // the instance changes of its instance domain
+}
+
+func (s *specState) state() *specState { return s }
+
+// ruleSpec is a help text or label set spec, as a rule's clauses walk
+// them.
+type ruleSpec interface {
+	comparable
+	state() *specState
+	// describe names the spec in the walk's messages ("label for
+	// domain 0", "unknown text for metric 2.1.16")
+	describe() string
+}
+
+// walkSpecs is the specs a clause of the current rule applies to (the
+// active ones of all when the rule named several, else cur), checked as
+// the real tool's walk_text and walk_label check them (flag: the
+// clause's change; del and active: the delete and active flags). The
+// real tool takes each spec out of the rule as a clause reaches it, so
+// only a rule's first clause does anything, and after a rule that named
+// one spec a second clause fails its assertion (assert). A rule with no
+// clause walks with the active flag; the walk's next steps then check
+// as a clause of no name.
+func walkSpecs[S ruleSpec](p *parser, all []S, cur S, several bool, flag, del, active int, which, assert string) []S {
+	var none S
+	var out []S
+	if several {
+		for _, sp := range all {
+			if sp.state().active {
+				out = append(out, sp)
+			}
+		}
+	} else if cur != none {
+		if !cur.state().active {
+			panic(abort{&cfgError{assert: assert}})
+		}
+		out = append(out, cur)
+	}
+	for i, sp := range out {
+		st := sp.state()
+		st.active = false
+		if i > 0 && flag == active {
+			flag, which = 0, ""
+		}
+		if st.flags&flag != 0 {
+			p.failf("Duplicate %s clause for %s", which, sp.describe())
+		}
+		if flag != del {
+			if st.flags&del != 0 {
+				p.failf("Conflicting %s clause for deleted %s", which, sp.describe())
+			}
+		} else if st.flags&^del != 0 {
+			p.failf("Conflicting delete and other clauses for %s", sp.describe())
+		}
+	}
+	return out
 }
