@@ -19,6 +19,7 @@ import (
 	"github.com/pcpkit/pcpkit/internal/logctl"
 	"github.com/pcpkit/pcpkit/internal/loggerconf"
 	"github.com/pcpkit/pcpkit/internal/pcpconf"
+	"github.com/pcpkit/pcpkit/internal/sizearg"
 	"github.com/pcpkit/pcpkit/internal/version"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
@@ -170,40 +171,6 @@ type cliOptions struct {
 	errors                           int
 }
 
-// parseSize is pmlogger's ParseSize: a positive sample count, a byte
-// size (b, K, M, G with their spellings, after lower-casing the suffix
-// and dropping one trailing "s"), or an interval. It returns the
-// argument as the real tool prints it in its error (modified in place
-// by that parsing).
-func parseSize(arg string) (Limit, string, bool) {
-	x, k := cnum.Strtol(arg)
-	if x <= 0 {
-		return Limit{}, arg, false
-	}
-	if k == len(arg) {
-		return Limit{Samples: x}, arg, true
-	}
-	// A number followed by something else.
-	suf := strings.ToLower(arg[k:])
-	suf = strings.TrimSuffix(suf, "s")
-	shown := arg[:k] + suf
-	switch suf {
-	case "b", "byte":
-		return Limit{Bytes: x}, shown, true
-	case "k", "kb", "kib", "kbyte", "kibibyte", "kilobyte":
-		return Limit{Bytes: x * 1024}, shown, true
-	case "m", "mb", "mib", "mbyte", "mebibyte", "megabyte":
-		return Limit{Bytes: x * 1024 * 1024}, shown, true
-	case "g", "gb", "gib", "gbyte", "gibibyte", "gigabyte":
-		return Limit{Bytes: x * 1024 * 1024 * 1024}, shown, true
-	}
-	sec, nsec, _, err := pcptime.ParseInterval(shown)
-	if err != nil || sec < 0 {
-		return Limit{}, shown, false
-	}
-	return Limit{Duration: time.Duration(sec)*time.Second + time.Duration(nsec)}, shown, true
-}
-
 // subSecond drops a duration under one second: pmlogger 6.0.3 arms its
 // -s and -v timers only when tv_sec > 0.
 func subSecond(l Limit) Limit {
@@ -248,7 +215,7 @@ func (o *cliOptions) parse(args []string, stderr, pending *strings.Builder) []st
 		case 'r':
 			o.report = true
 		case 's', 'v':
-			l, shown, ok := parseSize(arg)
+			l, shown, ok := sizearg.Parse(arg)
 			if !ok {
 				what := map[rune]string{'s': "exit", 'v': "volume"}[ev.Short]
 				fmt.Fprintf(pending, "pmlogger: illegal size argument '%s' for %s size\n", shown, what)
