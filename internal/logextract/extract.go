@@ -47,6 +47,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/lhash"
@@ -70,6 +71,8 @@ type Options struct {
 	FirstTZ         bool          // -f: the output takes the first input's time zone
 	Samples         int           // -s: stop after this many records (0: no limit)
 	VolSamples      int           // -v: start a new volume after this many records
+	VolBytes        int64         // -v (PCP 6.3): a new volume before a record that would take the volume past this size
+	VolSpan         time.Duration // -v (PCP 6.3): a new volume before a record this long after the volume's first
 	Desperate       bool          // -d: keep the output after a fatal error
 	SyncEveryRecord bool          // fsync every record (see archive.WriterOptions)
 	Buffered        bool          // write in large chunks (see archive.WriterOptions)
@@ -172,6 +175,8 @@ type extractor struct {
 	w            *archive.Writer
 	firstDatarec bool
 	written      int
+	volNum       int             // the volume the last record went to
+	volStart     pmapi.Timestamp // the time of the first record of that volume
 	current      pmapi.Timestamp
 	errOut       io.Writer
 	ctxDone      bool         // the context labels are written, or absent
@@ -1002,8 +1007,10 @@ func (x *extractor) putRecord(in *input, mintime pmapi.Timestamp) error {
 	if err := x.putMetadata(in.stamp, x.pmids); err != nil {
 		return err
 	}
-	if x.opt.VolSamples > 0 && x.written > 0 && x.written%x.opt.VolSamples == 0 {
-		if err := x.w.NewVolume(); err != nil {
+	if x.volumeDue(in) {
+		// SwitchVolume: by size, the first volume may be left with
+		// its label alone
+		if err := x.w.SwitchVolume(); err != nil {
 			return x.writeErr(err)
 		}
 		var b []byte
@@ -1019,8 +1026,35 @@ func (x *extractor) putRecord(in *input, mintime pmapi.Timestamp) error {
 	if err != nil {
 		return x.writeErr(err)
 	}
+	if x.w.Volume() != x.volNum || x.written == 0 {
+		x.volNum, x.volStart = x.w.Volume(), in.stamp
+	}
 	x.written++
 	return nil
+}
+
+// volumeDue reports whether the data record of in goes into a new volume
+// (-v): after every VolSamples records; or (PCP 6.3.8) when the record
+// would take the volume past VolBytes (its label counts: the first
+// volume may be left with its label alone), or when the record comes
+// more than VolSpan after the volume's first record.
+func (x *extractor) volumeDue(in *input) bool {
+	switch {
+	case x.opt.VolSamples > 0:
+		return x.written > 0 && x.written%x.opt.VolSamples == 0
+	case x.opt.VolBytes > 0:
+		var n int
+		if in.rec != nil {
+			n = x.w.RecordSize(in.rec)
+		} else {
+			n = x.w.ResultSize(in.res)
+		}
+		_, off := x.w.Offsets()
+		return off+int64(n) > x.opt.VolBytes
+	case x.opt.VolSpan > 0:
+		return x.written > 0 && x.volStart.Add(int64(x.opt.VolSpan)).Before(in.stamp)
+	}
+	return false
 }
 
 func (x *extractor) zone() *pcptime.Zone {
