@@ -7,12 +7,14 @@ import (
 	"math"
 	"net"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/derive"
 	"github.com/pcpkit/pcpkit/internal/cnum"
 	"github.com/pcpkit/pcpkit/internal/getopt"
@@ -74,6 +76,27 @@ var longOpts = []getopt.Long{
 	{Name: "derived", HasArg: true, Short: optDerived, Exact: true},
 	{Name: "sync", Short: optSync, Exact: true},
 	{Name: "write-lag", HasArg: true, Short: optWriteLag, Exact: true},
+}
+
+// shortOpts638 and longOpts638 are pmlogger 6.3.8's: -d DIR (after -c
+// in its table).
+const shortOpts638 = "c:Cd:D:fh:H:I:l:K:Lm:Nn:op:Prs:T:t:uU:v:V:x:y?"
+
+var longOpts638 = append([]getopt.Long{longOpts[0], {Name: "directory", HasArg: true, Short: 'd'}}, longOpts[1:]...)
+
+// usage638 is what 6.3.8's usage message adds, after -c.
+const usage638 = `  -d DIR, --directory=DIR
+                        create archive in this directory
+`
+
+// options are the option string, the long option table and the usage
+// message of the pmlogger of the PCP version pcpkit behaves as.
+func options() (string, []getopt.Long, string) {
+	if pcpconf.Version() == pcpconf.Version638 {
+		at := strings.Index(usage, "  -C, --check")
+		return shortOpts638, longOpts638, usage[:at] + usage638 + usage[at:]
+	}
+	return shortOpts, longOpts, usage
 }
 
 const usage = `Usage: pmlogger [options] archive
@@ -153,6 +176,7 @@ func parseDelta(arg, opt string, pending io.Writer) (time.Duration, bool) {
 // cliOptions are the command line's settings.
 type cliOptions struct {
 	config, host, labelHost, logFile string
+	directory                        string // -d (PCP 6.3.8)
 	logSet, check, report, sync      bool
 	builtin, localTZ                 bool
 	derived                          string
@@ -171,6 +195,47 @@ type cliOptions struct {
 	errors                           int
 }
 
+// expandDirectory is pmlogger 6.3.8's -d DIR (do_dir): "" for none;
+// else DIR as sh(1) echoes it in double quotes (its metacharacters
+// expanded, LOCALHOSTNAME replaced by the host's name), newlines dropped,
+// with a "/" after it, which must be an absolute path; its missing
+// directories are made. The archive's base name is then that path and the
+// archive operand. Failures are written to log.
+func expandDirectory(arg string, log io.Writer) (string, bool) {
+	if arg == "" {
+		return "", true
+	}
+	cmd := exec.Command("/bin/sh", "-c", `echo "`+arg+`" | sed -e "s/LOCALHOSTNAME/`+"`hostname || echo localhost`"+`/"`)
+	out, _ := cmd.Output()
+	dir := strings.ReplaceAll(string(out), "\n", "") + "/"
+	fail := func(err error) (string, bool) {
+		fmt.Fprintf(log, "do_dir(%s, ...): failed: %s\n", arg, archive.ErrText(err))
+		return "", false
+	}
+	if !strings.HasPrefix(dir, "/") {
+		fmt.Fprintf(log, "pmlogger: expanded -d argument (%s) must be an absolute path\n", dir)
+		return fail(pmapi.ErrGeneric)
+	}
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		return dir, true
+	}
+	// each missing directory from the root down
+	for i := 1; i < len(dir); i++ {
+		if dir[i] != '/' {
+			continue
+		}
+		sub := dir[:i]
+		if st, err := os.Stat(sub); err == nil && st.IsDir() {
+			continue
+		}
+		if err := os.Mkdir(sub, 0o777); err != nil {
+			fmt.Fprintf(log, "do_dir(%s, ...): mkdir(%s, ...) failed: %s\n", arg, sub, archive.ErrText(err))
+			return fail(err)
+		}
+	}
+	return dir, true
+}
+
 // subSecond drops a duration under one second: pmlogger 6.0.3 arms its
 // -s and -v timers only when tv_sec > 0.
 func subSecond(l Limit) Limit {
@@ -182,7 +247,8 @@ func subSecond(l Limit) Limit {
 
 func (o *cliOptions) parse(args []string, stderr, pending *strings.Builder) []string {
 	o.version = 2
-	if v := os.Getenv("PCP_ARCHIVE_VERSION"); v != "" {
+	// pmGetOptionalConfig: the environment, else pcp.conf
+	if v := pcpconf.Get("PCP_ARCHIVE_VERSION", ""); v != "" {
 		if n, err := strconv.Atoi(v); err == nil && (n == 2 || n == 3) {
 			o.version = n
 		}
@@ -193,7 +259,8 @@ func (o *cliOptions) parse(args []string, stderr, pending *strings.Builder) []st
 		n, _ := cnum.Strtol(v)
 		o.interval = time.Duration(int32(n)) * time.Second
 	}
-	evs, operands := getopt.ParseEvents(args, shortOpts, longOpts)
+	short, longs, _ := options()
+	evs, operands := getopt.ParseEvents(args, short, longs)
 	for _, ev := range evs {
 		if ev.Err != "" {
 			fmt.Fprintf(stderr, "pmlogger: %s\n", ev.Err)
@@ -204,6 +271,8 @@ func (o *cliOptions) parse(args []string, stderr, pending *strings.Builder) []st
 		switch ev.Short {
 		case 'c':
 			o.config = arg
+		case 'd':
+			o.directory = arg
 		case 'C':
 			o.check = true
 		case 'h':
@@ -321,7 +390,8 @@ func Main(args []string, stdout, stderr io.Writer, srcs Sources) int {
 	if o.errors > 0 {
 		io.WriteString(stderr, errb.String())
 		io.WriteString(stderr, pending.String())
-		io.WriteString(stderr, usage+CLI.Help(args))
+		_, _, text := options()
+		io.WriteString(stderr, text+CLI.Help(args))
 		return 1
 	}
 	io.WriteString(stderr, errb.String())
@@ -461,13 +531,18 @@ func Main(args []string, stdout, stderr io.Writer, srcs Sources) int {
 		return finished(1)
 	}
 
+	dir, ok := expandDirectory(o.directory, log)
+	if !ok {
+		return finished(1)
+	}
+
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGPIPE)
 	defer signal.Stop(sigs)
 
 	tz, zi := sourceZone(src)
 	opts := Options{
-		Archive:   operands[0],
+		Archive:   dir + operands[0],
 		Source:    src,
 		Groups:    groups,
 		Version:   o.version,
