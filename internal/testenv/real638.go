@@ -238,6 +238,11 @@ func (p *Tool638) Compare(t *testing.T, dir string, args []string, fix func(stdo
 	return ok
 }
 
+// MissingDecompressor reports whether stderr, the real 6.3.8 tool's, says
+// that the chroot lacks the program that decompresses an archive's files
+// (the run is then not a comparison).
+func MissingDecompressor(stderr []byte) bool { return missingDecompressor.Match(stderr) }
+
 // missingDecompressor is what libpcp prints when the program that
 // decompresses an archive's files (bzip2, zstd) is missing: the minimal
 // chroot has xz only.
