@@ -51,6 +51,7 @@ import (
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/lhash"
+	"github.com/pcpkit/pcpkit/internal/pcpconf"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
@@ -166,6 +167,10 @@ type extractor struct {
 	skip   []pmapi.PMID // -x: metrics left out, in the order found
 	indoms map[pmapi.InDom]*indomList
 	labels map[uint32]*lhash.Table[*labelRec] // by label type, then ident
+	// instLabels (PCP 6.3.8): every instance label record of each
+	// instance domain, in file order (see putInstLabels)
+	instLabels map[pmapi.InDom][]*labelRec
+	v638       bool // behave as PCP 6.3.8 (pcpconf.Version)
 	texts  map[textKey]*textRec
 
 	winLo, winHi pmapi.Timestamp // winHi is already one second past -T
@@ -209,6 +214,8 @@ func Extract(opt *Options) error {
 		descs:        map[pmapi.PMID]*descRec{},
 		indoms:       map[pmapi.InDom]*indomList{},
 		labels:       map[uint32]*lhash.Table[*labelRec]{},
+		instLabels:   map[pmapi.InDom][]*labelRec{},
+		v638:         pcpconf.Version() == pcpconf.Version638,
 		texts:        map[textKey]*textRec{},
 		errOut:       opt.Stderr,
 		firstDatarec: true,
@@ -501,6 +508,9 @@ func (x *extractor) addMeta(in *input, mr *archive.MetaRecord) error {
 		}
 		l := x.indomList(mr.InDom.InDom)
 		l.recs = append(l.recs, &indomRec{stamp: mr.InDom.Stamp, state: st})
+	case mr.Label != nil && x.v638 && mr.Label.Type == archive.LabelInstances:
+		indom := pmapi.InDom(mr.Label.Ident)
+		x.instLabels[indom] = append(x.instLabels[indom], &labelRec{rec: mr.Label})
 	case mr.Label != nil:
 		t := x.labels[mr.Label.Type]
 		if t == nil {
@@ -1180,7 +1190,27 @@ func (x *extractor) putMetadata(t pmapi.Timestamp, pmids []pmapi.PMID) error {
 				return err
 			}
 			l.extrasDone = done
+		} else if err := x.putInstLabels(indom, t); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// putInstLabels writes, as PCP 6.3.8's pmlogextract does, every instance
+// label record of indom stamped no later than t that is not written yet,
+// in file order, each stamped t (6.0.3 writes one, see putLabel).
+func (x *extractor) putInstLabels(indom pmapi.InDom, t pmapi.Timestamp) error {
+	for _, l := range x.instLabels[indom] {
+		if l.written || t.Before(l.rec.Stamp) {
+			continue
+		}
+		rec := *l.rec
+		rec.Stamp = t
+		if err := x.w.PutLabels(&rec); err != nil {
+			return x.writeErr(err)
+		}
+		l.written = true
 	}
 	return nil
 }
@@ -1227,6 +1257,11 @@ func (x *extractor) putInDomExtras(indom pmapi.InDom, t pmapi.Timestamp) (done b
 	ok2, err := x.putLabel(archive.LabelInstances, uint32(indom), t)
 	if err != nil {
 		return false, err
+	}
+	if x.v638 {
+		if err := x.putInstLabels(indom, t); err != nil {
+			return false, err
+		}
 	}
 	if err := x.putText(archive.TextOneLine|archive.TextInDom, uint32(indom)); err != nil {
 		return false, err

@@ -15,20 +15,6 @@ import (
 var interopModes638 = append(append([][]string(nil), interopModes...),
 	[]string{"-v", "2K"}, []string{"-v", "300b"}, []string{"-v", "3sec"}, []string{"-v", "999msec"})
 
-// labels638 are the shared archives on which pcpkit's pmlogextract,
-// behaving as 6.3.8, still writes other label records than the real
-// 6.3.8: these have label records for the same type and identifier at
-// several times (instance label sets, empty ones too), which the real
-// 6.3.8 copies every one of (pmdumplog -e of a whole extraction lists
-// the input's records), those before the first record it writes stamped
-// with that record's time; pcpkit writes each label set once, as 6.0.3
-// does.
-var labels638 = map[string]string{
-	"sample-proc_v3": "label records at several times",
-	"nvidiagpu-0":    "label records at several times",
-	"amdgpu-0":       "label records at several times",
-}
-
 // TestInterop638Shared extracts every archive of testdata/archives and
 // ../shared/pcp-made-archives (with PCPKIT_SLOW638=1, of
 // ../shared/pcp-qa-archives too) in every mode of interopModes638 with
@@ -48,10 +34,6 @@ func TestInterop638Shared(t *testing.T) {
 		for _, a := range testenv.Archives(t, dir) {
 			if _, ok := knownDivergences[filepath.Base(a)]; ok {
 				continue // .zst: the chroot has no zstd
-			}
-			if why, ok := labels638[a]; ok {
-				t.Logf("skipping %s: %s", a, why)
-				continue
 			}
 			for _, m := range interopModes638 {
 				args := append(append([]string(nil), m...), a)

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/testenv"
+	"github.com/pcpkit/pcpkit/pmapi"
 )
 
 // TestVolumeSize638: behaving as PCP 6.3.8, -v takes a size as the real
@@ -60,5 +63,43 @@ func TestVolumeSize638(t *testing.T) {
 				t.Errorf("no message about -v: %s", stderr.String())
 			}
 		})
+	}
+}
+
+// TestInstanceLabels638: behaving as PCP 6.3.8, pmlogextract copies every
+// instance label record (the real 6.3.8's output lists the input's, pmdumplog
+// -e, TestInterop638Shared on sample-proc_v3, nvidiagpu-0, amdgpu-0);
+// behaving as 6.0.3, fewer.
+func TestInstanceLabels638(t *testing.T) {
+	in := filepath.Join(testenv.SharedDir(t, "pcp-qa-archives"), "sample-proc_v3")
+	count := func(base string) (n int, stamps []pmapi.Timestamp) {
+		a, err := archive.Open(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		for _, l := range a.Meta().RawLabels() {
+			if l.Type == archive.LabelInstances {
+				n++
+				stamps = append(stamps, l.Stamp)
+			}
+		}
+		return n, stamps
+	}
+	want, wantStamps := count(in)
+	for _, v := range []string{"6.3.8", "6.0.3"} {
+		t.Setenv("PCPKIT_PCP_VERSION", v)
+		out := filepath.Join(t.TempDir(), "out")
+		var stdout, stderr bytes.Buffer
+		if rc := Main([]string{in, out}, &stdout, &stderr); rc != 0 {
+			t.Fatalf("%s: exit status %d: %s", v, rc, stderr.String())
+		}
+		got, stamps := count(out)
+		switch {
+		case v == "6.3.8" && (got != want || !slices.Equal(stamps, wantStamps)):
+			t.Errorf("6.3.8: %d instance label records at %v, want the input's %d at %v", got, stamps, want, wantStamps)
+		case v == "6.0.3" && got >= want:
+			t.Errorf("6.0.3: %d instance label records, want fewer than the input's %d", got, want)
+		}
 	}
 }
