@@ -171,7 +171,7 @@ type extractor struct {
 	// instance domain, in file order (see putInstLabels)
 	instLabels map[pmapi.InDom][]*labelRec
 	v638       bool // behave as PCP 6.3.8 (pcpconf.Version)
-	texts  map[textKey]*textRec
+	texts      map[textKey]*textRec
 
 	winLo, winHi pmapi.Timestamp // winHi is already one second past -T
 	hasLo, hasHi bool
