@@ -48,3 +48,24 @@ func TestGoldens638(t *testing.T) {
 		})
 	}
 }
+
+// TestInterop638Lists: comma-separated lists of archives, whose metrics
+// 6.3.8 summarises all (the namespace of every archive of the list),
+// against the real pmlogsummary of PCP 6.3.8.
+func TestInterop638Lists(t *testing.T) {
+	p := &testenv.Tool638{Name: "pmlogsummary", Run: run}
+	p.Need(t)
+	defer p.Report(t)
+	for _, c := range []struct{ set, list string }{
+		{testenv.TestdataSet, "pmcd-v3,sample-v3"}, {testenv.TestdataSet, "sample-v3,pmcd-v2"},
+		{"pcp-qa-archives", "arch_a,arch_b"}, {"pcp-qa-archives", "arch_b,arch_a"},
+		{"pcp-qa-archives", "ok-mv-foo,ok-foo"}, {"pcp-made-archives", "synth3,sample3"},
+		{"pcp-made-archives", "sample3,synth3,derived3"},
+	} {
+		dir := testenv.SetDir(t, c.set)
+		for _, m := range []string{"", "-l -y -i -I", "-a -S +2"} {
+			args := append(strings.Fields(m), c.list)
+			t.Run(c.set+"/"+strings.Join(args, " "), func(t *testing.T) { p.Compare(t, dir, args, nil) })
+		}
+	}
+}
