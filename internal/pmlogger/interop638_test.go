@@ -1,7 +1,6 @@
 package pmlogger
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,21 +10,10 @@ import (
 	"github.com/pcpkit/pcpkit/internal/testenv"
 )
 
-// config638 is recorded side by side by the real pmlogger of PCP 6.3.8
-// and by pcpkit's from the host's pmcd: one group, so that the records
-// come in one order.
-const config638 = `log mandatory on 200 msec {
-    kernel.all.load
-    kernel.all.cpu
-    hinv.ncpu
-    kernel.uname.release
-    mem.util.free
-    disk.dev.read
-    network.interface.in.bytes [ "lo" ]
-    pmcd.pdu_in.total
-    no.such.metric
-}
-`
+// config638 is interopConfig without its once group, recorded side by
+// side by the real pmlogger of PCP 6.3.8 and by pcpkit's from the host's
+// pmcd: one group, so that the records come in one order.
+var config638, _, _ = strings.Cut(interopConfig, "log mandatory on once")
 
 // dump638Norm makes what pmdumplog prints of a recording comparable with
 // another recording's: times, values, sizes, pids and the offsets of the
@@ -116,29 +104,11 @@ func TestInterop638Logger(t *testing.T) {
 					return s
 				}
 				if r, p := dump(rbase), dump(pbase); r != p {
-					t.Errorf("pmdumplog %s differs:\n%s", opt, lineDiff638(r, p))
+					t.Errorf("pmdumplog %s differs:\n%s", opt, testenv.LineDiff(r, p))
 				}
 			}
 		})
 	}
-}
-
-// lineDiff638 shows the first differing line of two texts.
-func lineDiff638(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := 0; i < len(al) || i < len(bl); i++ {
-		var x, y string
-		if i < len(al) {
-			x = al[i]
-		}
-		if i < len(bl) {
-			y = bl[i]
-		}
-		if x != y {
-			return fmt.Sprintf("line %d:\n  real:   %s\n  pcpkit: %s", i+1, x, y)
-		}
-	}
-	return "(same lines)"
 }
 
 // TestInterop638Options: the options PCP 6.3.8's pmlogger reads
