@@ -9,6 +9,18 @@ import (
 	"github.com/pcpkit/pcpkit/internal/testenv"
 )
 
+// sharedDivergences638 are the sharedDivergences that remain against PCP
+// 6.3.8, whose libpcp reads the others as pcpkit does (the label sets
+// with a negative label count, the names padded with NULs, the damaged
+// .meta files and records).
+var sharedDivergences638 = map[string]struct {
+	modes []string
+	why   string
+}{
+	"nvidiagpu-0": sharedDivergences["nvidiagpu-0"],
+	"badti-2":     sharedDivergences["badti-2"],
+}
+
 // TestInterop638Shared is TestInteropShared against the real pminfo of
 // PCP 6.3.8, in its chroot, with pcpkit's behaving as 6.3.8
 // (PCPKIT_PCP_VERSION): every archive of testdata/archives and of the
@@ -26,7 +38,7 @@ func TestInterop638Shared(t *testing.T) {
 		}
 		for _, a := range archives {
 			for _, m := range interopModes {
-				if skipped(t, logged, a, m) {
+				if skippedIn(t, sharedDivergences638, logged, a, m) {
 					continue
 				}
 				args := append([]string{"-a", a}, strings.Fields(m)...)

@@ -60,7 +60,15 @@ func sharedArchives(t *testing.T, set string) []string {
 // skipped reports whether a (archive, mode) pair is a known divergence
 // (logged once per archive in logged).
 func skipped(t *testing.T, logged map[string]bool, archive, mode string) bool {
-	d, ok := sharedDivergences[archive]
+	return skippedIn(t, sharedDivergences, logged, archive, mode)
+}
+
+// skippedIn is skipped with the divergences divs.
+func skippedIn(t *testing.T, divs map[string]struct {
+	modes []string
+	why   string
+}, logged map[string]bool, archive, mode string) bool {
+	d, ok := divs[archive]
 	if !ok {
 		return false
 	}

@@ -14,6 +14,11 @@ func run638(t *testing.T, dir string, args []string, env ...string) (string, str
 	return testenv.RunMain(t, Main, dir, args, env...)
 }
 
+// divergent638 are the divergent archives that remain against PCP 6.3.8,
+// whose libpcp reads the others as pcpkit does (see internal/pminfo's
+// sharedDivergences638).
+var divergent638 = map[string]bool{"badti-2": true}
+
 // TestInterop638Shared is TestInteropShared against the real pmprobe of
 // PCP 6.3.8, in its chroot, with pcpkit's behaving as 6.3.8
 // (PCPKIT_PCP_VERSION), over testdata/archives too.
@@ -28,7 +33,7 @@ func TestInterop638Shared(t *testing.T) {
 			archives = append(archives, "multi", "multi_v3", "multi-xz", "arch_a,arch_b")
 		}
 		for _, a := range archives {
-			if divergent[a] {
+			if divergent638[a] {
 				continue
 			}
 			for _, m := range probeModes {
