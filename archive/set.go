@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pcpkit/pcpkit/internal/pcpconf"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
@@ -168,12 +169,17 @@ func expandList(name string) []string {
 	return out
 }
 
+// wholeNamespaces reports whether the namespace of a set of archives has
+// every archive's names, as PCP 6.3.8's libpcp gives it (pcpconf.Version).
+func wholeNamespaces() bool { return pcpconf.Version() == pcpconf.Version638 }
+
 // merge adds to m what src has that m has not: descriptors, instance
 // domain snapshots, labels and help texts, and names. The first archive's
 // names all go in (first); a later archive's name goes in only when the
 // node above it is already in the namespace: PCP 6.0.3 does add the
 // nodes such a name needs, but cannot find them (nor anything below them)
 // afterwards, so only leaves under the first archive's nodes are seen.
+// PCP 6.3.8 finds them: every name goes in (wholeNamespaces).
 //
 // A descriptor that differs from the one already known for its PMID is
 // refused as libpcp refuses it: pmapi.ErrLogChangeType, ErrLogChangeSem,
@@ -201,7 +207,7 @@ func (m *Meta) merge(src *Meta, first bool) error {
 		if _, ok := m.byName[n]; ok {
 			continue
 		}
-		if !first {
+		if !first && !wholeNamespaces() {
 			if k := strings.LastIndexByte(n, '.'); k >= 0 {
 				parent := n[:k]
 				if _, ok := m.nodeSeq[parent]; !ok {

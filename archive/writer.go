@@ -925,6 +925,32 @@ func (w *Writer) PutRecord(r *Record) error {
 	return w.PutResult(r.Result())
 }
 
+// RecordSize is how many bytes PutRecord(r) would write to the data
+// volume now.
+func (w *Writer) RecordSize(r *Record) int {
+	switch {
+	case r.Version == w.version:
+		return len(r.raw)
+	case r.Version == 2 && w.version == 3:
+		if rec, ok := convertV2(w.buf[:0], r); ok {
+			w.buf = rec
+			return len(rec)
+		}
+	}
+	return w.ResultSize(r.Result())
+}
+
+// ResultSize is how many bytes PutResult(r) would write to the data
+// volume (0 for a result it refuses).
+func (w *Writer) ResultSize(r *pmapi.Result) int {
+	rec, err := AppendResultRecord(w.buf[:0], w.version, r)
+	if err != nil {
+		return 0
+	}
+	w.buf = rec
+	return len(rec)
+}
+
 // convertV2 appends the Version 3 form of r, a Version 2 data record,
 // when its value blocks follow its value sets in value order, each
 // padded to 4 bytes, with nothing else: the layout PutResult writes (and

@@ -228,6 +228,29 @@ func (c *Context) Desc(pmid pmapi.PMID) (pmapi.Desc, error) {
 	return b.Desc, nil
 }
 
+// Local is the context's own derived metrics (pmAddDerived), in the
+// order they were added.
+func (c *Context) Local() []*Metric { return c.local }
+
+// Lookup finds the derived metric name names in this context: the
+// context's own, else a global one (whether or not the PMNS has the name
+// too).
+func (c *Context) Lookup(name string) (*Metric, bool) {
+	if m, ok := c.byName[name]; ok {
+		return m, true
+	}
+	m, ok := c.reg.byName[name]
+	return m, ok
+}
+
+// LookupPMID finds the derived metric of a PMID in this context: the
+// context's own, else a global one a per-context metric of the same name
+// does not mask.
+func (c *Context) LookupPMID(pmid pmapi.PMID) (*Metric, bool) {
+	m := c.byPMID(pmid)
+	return m, m != nil
+}
+
 func (c *Context) byPMID(pmid pmapi.PMID) *Metric {
 	for _, m := range c.local {
 		if m.PMID == pmid {

@@ -126,7 +126,7 @@ func TestCompressOutput(t *testing.T) {
 					po, pe, prc := testenv.RunReal(t, "pmdumplog", "-a", plain)
 					zo, ze, zrc := testenv.RunReal(t, "pmdumplog", "-a", out)
 					if zrc != prc || strings.ReplaceAll(string(zo), out, plain) != string(po) || string(ze) != string(pe) {
-						t.Errorf("%v: the real pmdumplog -a differs from the plain output's (rc %d/%d):\n%s", z.opts, prc, zrc, lineDiff(string(po), strings.ReplaceAll(string(zo), out, plain)))
+						t.Errorf("%v: the real pmdumplog -a differs from the plain output's (rc %d/%d):\n%s", z.opts, prc, zrc, testenv.LineDiff(string(po), strings.ReplaceAll(string(zo), out, plain)))
 					}
 					po, pe, prc = testenv.RunReal(t, "pmlogcheck", plain)
 					co, ce, crc := testenv.RunReal(t, "pmlogcheck", out)

@@ -47,9 +47,11 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/lhash"
+	"github.com/pcpkit/pcpkit/internal/pcpconf"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
@@ -70,6 +72,8 @@ type Options struct {
 	FirstTZ         bool          // -f: the output takes the first input's time zone
 	Samples         int           // -s: stop after this many records (0: no limit)
 	VolSamples      int           // -v: start a new volume after this many records
+	VolBytes        int64         // -v (PCP 6.3): a new volume before a record that would take the volume past this size
+	VolSpan         time.Duration // -v (PCP 6.3): a new volume before a record this long after the volume's first
 	Desperate       bool          // -d: keep the output after a fatal error
 	SyncEveryRecord bool          // fsync every record (see archive.WriterOptions)
 	Buffered        bool          // write in large chunks (see archive.WriterOptions)
@@ -163,7 +167,11 @@ type extractor struct {
 	skip   []pmapi.PMID // -x: metrics left out, in the order found
 	indoms map[pmapi.InDom]*indomList
 	labels map[uint32]*lhash.Table[*labelRec] // by label type, then ident
-	texts  map[textKey]*textRec
+	// instLabels (PCP 6.3.8): every instance label record of each
+	// instance domain, in file order (see putInstLabels)
+	instLabels map[pmapi.InDom][]*labelRec
+	v638       bool // behave as PCP 6.3.8 (pcpconf.Version)
+	texts      map[textKey]*textRec
 
 	winLo, winHi pmapi.Timestamp // winHi is already one second past -T
 	hasLo, hasHi bool
@@ -172,6 +180,8 @@ type extractor struct {
 	w            *archive.Writer
 	firstDatarec bool
 	written      int
+	volNum       int             // the volume the last record went to
+	volStart     pmapi.Timestamp // the time of the first record of that volume
 	current      pmapi.Timestamp
 	errOut       io.Writer
 	ctxDone      bool         // the context labels are written, or absent
@@ -204,6 +214,8 @@ func Extract(opt *Options) error {
 		descs:        map[pmapi.PMID]*descRec{},
 		indoms:       map[pmapi.InDom]*indomList{},
 		labels:       map[uint32]*lhash.Table[*labelRec]{},
+		instLabels:   map[pmapi.InDom][]*labelRec{},
+		v638:         pcpconf.Version() == pcpconf.Version638,
 		texts:        map[textKey]*textRec{},
 		errOut:       opt.Stderr,
 		firstDatarec: true,
@@ -501,6 +513,9 @@ func (x *extractor) addMeta(in *input, mr *archive.MetaRecord) error {
 		}
 		l := x.indomList(mr.InDom.InDom)
 		l.recs = append(l.recs, &indomRec{stamp: mr.InDom.Stamp, state: st})
+	case mr.Label != nil && x.v638 && mr.Label.Type == archive.LabelInstances:
+		indom := pmapi.InDom(mr.Label.Ident)
+		x.instLabels[indom] = append(x.instLabels[indom], &labelRec{rec: mr.Label})
 	case mr.Label != nil:
 		t := x.labels[mr.Label.Type]
 		if t == nil {
@@ -1013,8 +1028,10 @@ func (x *extractor) putRecord(in *input, mintime pmapi.Timestamp) error {
 	if err := x.putMetadata(in.stamp, x.pmids); err != nil {
 		return err
 	}
-	if x.opt.VolSamples > 0 && x.written > 0 && x.written%x.opt.VolSamples == 0 {
-		if err := x.w.NewVolume(); err != nil {
+	if x.volumeDue(in) {
+		// SwitchVolume: by size, the first volume may be left with
+		// its label alone
+		if err := x.w.SwitchVolume(); err != nil {
 			return x.writeErr(err)
 		}
 		var b []byte
@@ -1030,8 +1047,35 @@ func (x *extractor) putRecord(in *input, mintime pmapi.Timestamp) error {
 	if err != nil {
 		return x.writeErr(err)
 	}
+	if x.w.Volume() != x.volNum || x.written == 0 {
+		x.volNum, x.volStart = x.w.Volume(), in.stamp
+	}
 	x.written++
 	return nil
+}
+
+// volumeDue reports whether the data record of in goes into a new volume
+// (-v): after every VolSamples records; or (PCP 6.3.8) when the record
+// would take the volume past VolBytes (its label counts: the first
+// volume may be left with its label alone), or when the record comes
+// more than VolSpan after the volume's first record.
+func (x *extractor) volumeDue(in *input) bool {
+	switch {
+	case x.opt.VolSamples > 0:
+		return x.written > 0 && x.written%x.opt.VolSamples == 0
+	case x.opt.VolBytes > 0:
+		var n int
+		if in.rec != nil {
+			n = x.w.RecordSize(in.rec)
+		} else {
+			n = x.w.ResultSize(in.res)
+		}
+		_, off := x.w.Offsets()
+		return off+int64(n) > x.opt.VolBytes
+	case x.opt.VolSpan > 0:
+		return x.written > 0 && x.volStart.Add(int64(x.opt.VolSpan)).Before(in.stamp)
+	}
+	return false
 }
 
 func (x *extractor) zone() *pcptime.Zone {
@@ -1157,7 +1201,27 @@ func (x *extractor) putMetadata(t pmapi.Timestamp, pmids []pmapi.PMID) error {
 				return err
 			}
 			l.extrasDone = done
+		} else if err := x.putInstLabels(indom, t); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// putInstLabels writes, as PCP 6.3.8's pmlogextract does, every instance
+// label record of indom stamped no later than t that is not written yet,
+// in file order, each stamped t (6.0.3 writes one, see putLabel).
+func (x *extractor) putInstLabels(indom pmapi.InDom, t pmapi.Timestamp) error {
+	for _, l := range x.instLabels[indom] {
+		if l.written || t.Before(l.rec.Stamp) {
+			continue
+		}
+		rec := *l.rec
+		rec.Stamp = t
+		if err := x.w.PutLabels(&rec); err != nil {
+			return x.writeErr(err)
+		}
+		l.written = true
 	}
 	return nil
 }
@@ -1204,6 +1268,11 @@ func (x *extractor) putInDomExtras(indom pmapi.InDom, t pmapi.Timestamp) (done b
 	ok2, err := x.putLabel(archive.LabelInstances, uint32(indom), t)
 	if err != nil {
 		return false, err
+	}
+	if x.v638 {
+		if err := x.putInstLabels(indom, t); err != nil {
+			return false, err
+		}
 	}
 	if err := x.putText(archive.TextOneLine|archive.TextInDom, uint32(indom)); err != nil {
 		return false, err

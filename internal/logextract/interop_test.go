@@ -141,23 +141,14 @@ func interopCase(t *testing.T, args []string) {
 	if len(rf) == 0 {
 		return
 	}
-	for _, f := range rf {
-		a, _ := os.ReadFile(realOut + f)
-		b, _ := os.ReadFile(ourOut + f)
-		if len(a) >= 12 && len(b) >= 12 {
-			copy(a[8:12], b[8:12]) // the writer's pid
-		}
-		if !bytes.Equal(a, b) {
-			t.Errorf("%s differs from the real tool's output (%d and %d bytes)", f, len(a), len(b))
-		}
-	}
+	compareFiles(t, realOut, ourOut, rf)
 	// What the real tools read in both.
 	wd, wde, wdrc, _ := runReal(t, dir, "pmdumplog", "-a", realOut)
 	gd, gde, gdrc, _ := runReal(t, dir, "pmdumplog", "-a", ourOut)
 	a := pidLine.ReplaceAllString(norm(wd, realOut), "PID")
 	b := pidLine.ReplaceAllString(norm(gd, ourOut), "PID")
 	if a != b || wdrc != gdrc || norm(wde, realOut) != norm(gde, ourOut) {
-		t.Errorf("pmdumplog -a differs (rc %d/%d):\n%s", wdrc, gdrc, lineDiff(a+norm(wde, realOut), b+norm(gde, ourOut)))
+		t.Errorf("pmdumplog -a differs (rc %d/%d):\n%s", wdrc, gdrc, testenv.LineDiff(a+norm(wde, realOut), b+norm(gde, ourOut)))
 	}
 	wc, wce, wcrc, _ := runReal(t, dir, "pmlogcheck", realOut)
 	gc, gce, gcrc, _ := runReal(t, dir, "pmlogcheck", ourOut)
@@ -169,22 +160,24 @@ func interopCase(t *testing.T, args []string) {
 	}
 }
 
-// lineDiff shows the first differing lines of two texts.
-func lineDiff(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := 0; i < len(al) || i < len(bl); i++ {
-		var x, y string
-		if i < len(al) {
-			x = al[i]
+// compareFiles compares the files (suffixes) of the real tool's output
+// archive realOut and pcpkit's ourOut, byte for byte but for the writer's
+// pid in each label, reports the differences and whether there were none.
+func compareFiles(t *testing.T, realOut, ourOut string, files []string) bool {
+	t.Helper()
+	ok := true
+	for _, f := range files {
+		a, _ := os.ReadFile(realOut + f)
+		b, _ := os.ReadFile(ourOut + f)
+		if len(a) >= 12 && len(b) >= 12 {
+			copy(a[8:12], b[8:12]) // the writer's pid
 		}
-		if i < len(bl) {
-			y = bl[i]
-		}
-		if x != y {
-			return fmt.Sprintf("line %d:\n  real:   %q\n  pcpkit: %q", i+1, x, y)
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs from the real tool's output (%d and %d bytes)", f, len(a), len(b))
+			ok = false
 		}
 	}
-	return "(same lines)"
+	return ok
 }
 
 // sharedInputs lists the shared archives (as paths) and the directories

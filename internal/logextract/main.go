@@ -12,6 +12,8 @@ import (
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/getopt"
+	"github.com/pcpkit/pcpkit/internal/pcpconf"
+	"github.com/pcpkit/pcpkit/internal/sizearg"
 	"github.com/pcpkit/pcpkit/internal/version"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
@@ -61,6 +63,16 @@ Options:
   -z, --hostzone        set reporting timezone to local time of metrics source
   -?, --help            show this usage message and exit
 `
+
+// usageText is the usage message of the real pmlogextract of the PCP
+// version pcpkit behaves as: 6.3.8's -v takes a SIZE.
+func usageText() string {
+	if pcpconf.Version() == pcpconf.Version638 {
+		return strings.Replace(usage, "-v SAMPLES            switch log volumes after this many samples",
+			"-v SIZE               switch log volumes after size has been accumulated", 1)
+	}
+	return usage
+}
 
 // Main runs pmlogextract with args (without the program name), writing
 // to stdout and stderr, and returns the exit status, with the real
@@ -122,6 +134,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 			o.Samples = n
 		case 'v':
+			if pcpconf.Version() == pcpconf.Version638 {
+				// PCP 6.3's -v SIZE: records, bytes or a time span
+				l, shown, ok := sizearg.Parse(op.Arg)
+				if !ok {
+					fmt.Fprintf(stderr, "%s: illegal size argument '%s' for volume size\n", prog, shown)
+					bad = true
+				}
+				o.VolSamples, o.VolBytes, o.VolSpan = int(l.Samples), l.Bytes, l.Duration
+				continue
+			}
 			n, err := strconv.Atoi(op.Arg)
 			if err != nil || n < 0 {
 				fmt.Fprintf(stderr, "%s: -v requires numeric argument\n", prog)
@@ -179,7 +201,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		bad = true
 	}
 	if bad {
-		fmt.Fprint(stderr, usage+CLI.Help(args))
+		fmt.Fprint(stderr, usageText()+CLI.Help(args))
 		return 1
 	}
 	o.Desperate = desperate
@@ -215,7 +237,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "%s: %s\n", prog, e.Msg)
 		}
 		if e.Usage {
-			fmt.Fprint(stderr, usage+CLI.Help(args))
+			fmt.Fprint(stderr, usageText()+CLI.Help(args))
 		}
 		if e.NotCreated {
 			fmt.Fprintf(stderr, "Archive \"%s\" not created.\n", o.Output)

@@ -52,6 +52,7 @@ type Context struct {
 	errw io.Writer         // where libpcp's derived-metric messages go
 
 	ns      *pmns.Namespace // -n: the names
+	base    []string        // the names of ns or of the archive, as grafted
 	trimmed bool            // archive: ns trimmed to the archive's PMIDs
 	tree    *pmns.Grafted   // a local PMNS with the derived names grafted
 
@@ -85,11 +86,50 @@ func OpenArchive(name string, reg *derive.Registry, ns *pmns.Namespace, errw io.
 // graft makes the context's namespace: the leaf names base, in the
 // PMNS's traversal order, with the registered derived metrics' names.
 func (c *Context) graft(base []string) {
+	c.base = base
 	var derived []string
-	for _, m := range c.reg.Metrics() {
+	for _, m := range c.derivedMetrics() {
 		derived = append(derived, m.Name)
 	}
 	c.tree = pmns.NewGrafted(base, derived)
+}
+
+// derivedMetrics are the derived metrics the context sees: the global
+// ones, then its own (AddDerived), in the order libpcp grafts their names
+// into the PMNS.
+func (c *Context) derivedMetrics() []*derive.Metric {
+	if c.dc == nil || len(c.dc.Local()) == 0 {
+		return c.reg.Metrics()
+	}
+	return append(slices.Clip(c.reg.Metrics()), c.dc.Local()...)
+}
+
+// lookupDerived finds a derived metric the context sees by name: its own
+// (AddDerived), else a global one.
+func (c *Context) lookupDerived(name string) (*derive.Metric, bool) {
+	if c.dc != nil {
+		return c.dc.Lookup(name)
+	}
+	return c.reg.Lookup(name)
+}
+
+// lookupDerivedPMID finds a derived metric the context sees by PMID.
+func (c *Context) lookupDerivedPMID(pmid pmapi.PMID) (*derive.Metric, bool) {
+	if c.dc != nil {
+		return c.dc.LookupPMID(pmid)
+	}
+	return c.reg.LookupPMID(pmid)
+}
+
+// AddDerived is pmAddDerivedMetric: a derived metric of this context
+// alone (pminfo -r of PCP 6.3), bound at once, its name grafted into the
+// context's namespace. On failure it returns libpcp's message.
+func (c *Context) AddDerived(name, expr string) (string, error) {
+	msg, err := c.dc.AddMetric(name, expr)
+	if c.tree != nil {
+		c.graft(c.base)
+	}
+	return msg, err
 }
 
 // TrimNamespace is pmTrimNameSpace: in an archive context whose names
@@ -229,7 +269,7 @@ func (l liveNames) LookupInst(indom pmapi.InDom, name string, _ pmapi.Timestamp)
 // liveDerived reports whether name is a derived metric seen in a host
 // context, and its PMID.
 func (c *Context) liveDerived(name string) (pmapi.PMID, bool) {
-	if m, ok := c.reg.Lookup(name); ok && c.binds(m) {
+	if m, ok := c.lookupDerived(name); ok && c.binds(m) {
 		return m.PMID, true
 	}
 	return pmapi.PMIDNull, false
@@ -257,7 +297,7 @@ func (c *Context) Traverse(name string, fn func(string)) error {
 	for _, s := range names {
 		fn(s)
 	}
-	for _, m := range c.reg.Metrics() {
+	for _, m := range c.derivedMetrics() {
 		if name == "" || strings.HasPrefix(m.Name, name) && (len(m.Name) == len(name) || m.Name[len(name)] == '.') {
 			if c.binds(m) {
 				fn(m.Name)
@@ -348,7 +388,7 @@ func (c *Context) derivedName(name string) (pmapi.PMID, bool) {
 	if c.kind == KindHost {
 		return c.liveDerived(name)
 	}
-	m, ok := c.reg.Lookup(name)
+	m, ok := c.lookupDerived(name)
 	if !ok {
 		return pmapi.PMIDNull, false
 	}
@@ -358,7 +398,7 @@ func (c *Context) derivedName(name string) (pmapi.PMID, bool) {
 // NameAll is pmNameAll: every name of pmid, in libpcp's order.
 func (c *Context) NameAll(pmid pmapi.PMID) ([]string, error) {
 	if derive.IsDerived(pmid) {
-		if m, ok := c.reg.LookupPMID(pmid); ok && (c.kind != KindHost || c.binds(m)) {
+		if m, ok := c.lookupDerivedPMID(pmid); ok && (c.kind != KindHost || c.binds(m)) {
 			return []string{m.Name}, nil
 		}
 	}
@@ -412,7 +452,7 @@ func (c *Context) noteSemantic(pmid pmapi.PMID) {
 		return
 	}
 	c.noted[pmid] = true
-	m, ok := c.reg.LookupPMID(pmid)
+	m, ok := c.lookupDerivedPMID(pmid)
 	if !ok {
 		return
 	}
@@ -582,7 +622,7 @@ func archiveLabels(m *archive.Meta, typ, ident uint32, t pmapi.Timestamp) (sets 
 // text records, or a derived metric's own.
 func (c *Context) Text(kind, ident uint32) (string, error) {
 	if kind&archive.TextPMID != 0 && derive.IsDerived(pmapi.PMID(ident)) {
-		if m, ok := c.reg.LookupPMID(pmapi.PMID(ident)); ok {
+		if m, ok := c.lookupDerivedPMID(pmapi.PMID(ident)); ok {
 			return derivedText(m, kind&archive.TextHelp != 0)
 		}
 	}

@@ -363,10 +363,29 @@ func defaultArchivePath() string {
 }
 
 // Usage writes the pending messages and, unless the errors are run-time
-// ones or -V was given, the usage message (pmUsageMessage).
+// ones or -V was given, the usage message (pmUsageMessage, see
+// UsageText).
 func (o *Opts) Usage(usage string) {
 	if !o.RuntimeErr && !o.Exit {
-		o.Pending.WriteString(usage)
+		o.Pending.WriteString(UsageText(usage))
 	}
 	o.Flush()
+}
+
+// archiveText603 and archiveText638 are the text of libpcp's standard -a
+// option (PMOPT_ARCHIVE) in PCP 6.0.3 and in PCP 6.3.8.
+const (
+	archiveText603 = "metrics source is a PCP log archive"
+	archiveText638 = "metrics source is a PCP archive"
+)
+
+// UsageText is a tool's usage message, written with PCP 6.0.3's texts of
+// libpcp's standard options, as the libpcp of the PCP version pcpkit
+// behaves as (pcpconf.Version) prints it: 6.3.8 names an archive "a PCP
+// archive", not "a PCP log archive".
+func UsageText(usage string) string {
+	if pcpconf.Version() == pcpconf.Version638 {
+		return strings.Replace(usage, archiveText603, archiveText638, 1)
+	}
+	return usage
 }

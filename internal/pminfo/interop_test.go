@@ -60,7 +60,15 @@ func sharedArchives(t *testing.T, set string) []string {
 // skipped reports whether a (archive, mode) pair is a known divergence
 // (logged once per archive in logged).
 func skipped(t *testing.T, logged map[string]bool, archive, mode string) bool {
-	d, ok := sharedDivergences[archive]
+	return skippedIn(t, sharedDivergences, logged, archive, mode)
+}
+
+// skippedIn is skipped with the divergences divs.
+func skippedIn(t *testing.T, divs map[string]struct {
+	modes []string
+	why   string
+}, logged map[string]bool, archive, mode string) bool {
+	d, ok := divs[archive]
 	if !ok {
 		return false
 	}
@@ -121,17 +129,38 @@ func TestInteropShared(t *testing.T) {
 func TestInteropCommandLine(t *testing.T) {
 	testenv.RealTool(t, "pminfo")
 	dir := testenv.SharedDir(t, "pcp-made-archives")
-	dup := filepath.Join(t.TempDir(), "dup.pmns")
-	if err := os.WriteFile(dup, []byte("root {\n foo\n other 245:0:2\n}\nfoo {\n bar 245:0:1\n baz 245:0:1\n}\n"), 0o644); err != nil {
-		t.Fatal(err)
+	tmp := t.TempDir()
+	writeNamespaces(t, tmp)
+	for _, args := range commandLines(filepath.Join(tmp, "dup.pmns"), filepath.Join(tmp, "dyn.pmns")) {
+		t.Run(strings.Join(args, " "), func(t *testing.T) { compareReal(t, dir, args) })
 	}
-	// dynamic subtree roots, as PCP QA test 207 has them: pminfo -m prints
-	// their PMIDs as "d.*.*"
-	dyn := filepath.Join(t.TempDir(), "dyn.pmns")
-	if err := os.WriteFile(dyn, []byte("root {\n dynamic\n}\ndynamic {\n first 0:*:*\n last 510:*:*\n mid 40:*:*\n}\n"), 0o644); err != nil {
-		t.Fatal(err)
+	// the PCP_* variables that stand for options
+	for _, tc := range envCommandLines {
+		t.Run(tc.env+" "+strings.Join(tc.args, " "), func(t *testing.T) { compareReal(t, dir, tc.args, tc.env) })
 	}
-	for _, args := range [][]string{
+}
+
+// writeNamespaces writes the namespace files of commandLines into dir:
+// dup.pmns, where two names share a PMID, and dyn.pmns, with dynamic
+// subtree roots as PCP QA test 207 has them (pminfo -m prints their PMIDs
+// as "d.*.*").
+func writeNamespaces(t *testing.T, dir string) {
+	t.Helper()
+	for name, text := range map[string]string{
+		"dup.pmns": "root {\n foo\n other 245:0:2\n}\nfoo {\n bar 245:0:1\n baz 245:0:1\n}\n",
+		"dyn.pmns": "root {\n dynamic\n}\ndynamic {\n first 0:*:*\n last 510:*:*\n mid 40:*:*\n}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// commandLines are TestInteropCommandLine's command lines, run in
+// ../shared/pcp-made-archives; dup and dyn name namespace files (see
+// there).
+func commandLines(dup, dyn string) [][]string {
+	return [][]string{
 		{"-V"}, {"--version"}, {"-?"}, {"--bogus"}, {"-y"}, {"-b"}, {"--d"}, {"--ver"}, {"--he"},
 		{"-a", "synth3", "-b", "x"}, {"-a", "synth3", "-b", "0", "-f"}, {"-a", "synth3", "-b", "3x"},
 		{"-a", "synth3", "-V", "-b", "x"}, {"-a", "synth3", "-h", "localhost"}, {"-h", "localhost", "-a", "synth3"},
@@ -153,24 +182,22 @@ func TestInteropCommandLine(t *testing.T) {
 		{"-a", "synth3", "-v", "-dfmtTl"}, {"-a", "synth3", "--", "-f"},
 		// an empty archive or host name (PCP QA test 552)
 		{"-a", ""}, {"-h", ""}, {"-a", "", "-f", "synth.ctr32"},
-	} {
-		t.Run(strings.Join(args, " "), func(t *testing.T) { compareReal(t, dir, args) })
 	}
-	// the PCP_* variables that stand for options
-	for _, tc := range []struct {
-		env  string
-		args []string
-	}{
-		{"PCP_ARCHIVE=synth3", []string{"-f", "synth.ctr32"}},
-		{"PCP_ARCHIVE=synth3", []string{"-a", "synth2", "-m"}},
-		{"PCP_HOSTZONE=1", []string{"-a", "synth3", "-m"}},
-		{"PCP_TIMEZONE=EST5EDT", []string{"-a", "synth3", "-m"}},
-		{"PCP_ORIGIN=+3", []string{"-a", "synth3", "-f", "synth.ctr32"}},
-		{"PCP_NAMESPACE=/nonexistent", []string{"-a", "synth3"}},
-		{"PCP_HOST=localhost", []string{"-a", "synth3"}},
-	} {
-		t.Run(tc.env+" "+strings.Join(tc.args, " "), func(t *testing.T) { compareReal(t, dir, tc.args, tc.env) })
-	}
+}
+
+// envCommandLines are the PCP_* variables that stand for options, each
+// with a command line, run in ../shared/pcp-made-archives.
+var envCommandLines = []struct {
+	env  string
+	args []string
+}{
+	{"PCP_ARCHIVE=synth3", []string{"-f", "synth.ctr32"}},
+	{"PCP_ARCHIVE=synth3", []string{"-a", "synth2", "-m"}},
+	{"PCP_HOSTZONE=1", []string{"-a", "synth3", "-m"}},
+	{"PCP_TIMEZONE=EST5EDT", []string{"-a", "synth3", "-m"}},
+	{"PCP_ORIGIN=+3", []string{"-a", "synth3", "-f", "synth.ctr32"}},
+	{"PCP_NAMESPACE=/nonexistent", []string{"-a", "synth3"}},
+	{"PCP_HOST=localhost", []string{"-a", "synth3"}},
 }
 
 // derivedConfigs are derived metric configurations for the archives of

@@ -1,14 +1,47 @@
 package pminfo
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/pcpkit/pcpkit/internal/cnum"
 	"github.com/pcpkit/pcpkit/internal/getopt"
+	"github.com/pcpkit/pcpkit/internal/pcpconf"
 	"github.com/pcpkit/pcpkit/internal/pmctx"
 )
 
 // shortOpts is pminfo's option string (PCP 6.0.3); -C is accepted and
 // does nothing.
 const shortOpts = "a:b:c:CdD:Ffh:IK:lLMmN:n:O:stTvVxzZ:?"
+
+// shortOpts638 is pminfo 6.3.8's option string: -r name=expr.
+const shortOpts638 = "a:b:c:CdD:Ffh:IK:lLMmN:n:O:r:stTvVxzZ:?"
+
+// longOpts638 is pminfo 6.3.8's long option table: --register after
+// --derived.
+var longOpts638 = func() []getopt.Long {
+	at := slices.IndexFunc(longOpts, func(l getopt.Long) bool { return l.Name == "derived" }) + 1
+	return slices.Insert(slices.Clone(longOpts), at, getopt.Long{Name: "register", HasArg: true, Short: 'r'})
+}()
+
+// The -c lines of pminfo 6.0.3's usage message, and 6.3.8's, with -r.
+const (
+	usageDerived603 = `                        load derived metric definitions from FILE(s)
+`
+	usageDerived638 = `                        load global derived metric definitions from FILE(s)
+  -r name=expr, --register=name=expr
+                        register a per-context derived metric
+`
+)
+
+// options are the option string, the long option table and the usage
+// message of the pminfo of the PCP version pcpkit behaves as.
+func options() (string, []getopt.Long, string) {
+	if pcpconf.Version() == pcpconf.Version638 {
+		return shortOpts638, longOpts638, strings.Replace(usage, usageDerived603, usageDerived638, 1)
+	}
+	return shortOpts, longOpts, usage
+}
 
 // longOpts is pminfo's long option table, in the real tool's order (it
 // decides abbreviations and ambiguities).
@@ -108,6 +141,9 @@ func (t *tool) option(o *pmctx.Opts, opt getopt.Opt) {
 		}
 	case 'c':
 		t.loadDerived(o, opt.Arg)
+	case 'r':
+		t.register = append(t.register, opt.Arg)
+		f.needContext = true
 	case 'd':
 		f.desc, f.needContext, f.needPMID = true, true, true
 	case 'F':

@@ -12,6 +12,7 @@ package pminfo
 
 import (
 	"io"
+	"strings"
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/pmctx"
@@ -31,6 +32,8 @@ type tool struct {
 	json  *jsonOut
 
 	flagsPMID, missedPMID pmapi.PMID // event.flags, event.missed (0: not looked up)
+
+	register []string // -r name=expr (PCP 6.3.8), in order
 }
 
 // Main runs pminfo with args (without the program name), writing to
@@ -50,7 +53,8 @@ func (t *tool) loadDerived(o *pmctx.Opts, path string) {
 
 func (t *tool) run(args []string) int {
 	t.f.batch = 128
-	p := &pmctx.Parser{Prog: "pminfo", Short: shortOpts, Longs: longOpts, Claimed: "stT"}
+	short, longs, usage := options()
+	p := &pmctx.Parser{Prog: "pminfo", Short: short, Longs: longs, Claimed: "stT"}
 	o, operands := p.Parse(args, t.Errw, t.option)
 	t.Opts = o
 	if o.Errors > 0 || o.Exit {
@@ -80,6 +84,7 @@ func (t *tool) run(args []string) int {
 	}
 	if f.needContext {
 		t.Open(true)
+		t.registerAll()
 	} else {
 		// no context: the names come from the -n file alone
 		t.C = pmctx.OpenNamespace(o.NS, t.Registry())
@@ -107,6 +112,50 @@ func (t *tool) run(args []string) int {
 	}
 	t.report()
 	return status
+}
+
+// registerAll registers the per-context derived metrics of -r (pminfo
+// 6.3.8) once the context is made, as pminfo reads them: the name ends at
+// "=", a space or a tab; the "=" may follow spaces, and once one
+// argument had its "=" right after the name, a later one may do without
+// (pminfo's seen_eq is never reset); the expression is what follows,
+// leading spaces dropped. Any failure stops pminfo (status 1) after all
+// of them are tried.
+func (t *tool) registerAll() {
+	bad, seenEq := 0, false
+	for _, r := range t.register {
+		end := strings.IndexAny(r, "= \t")
+		if end < 0 {
+			end = len(r)
+		}
+		name, expr := r[:end], ""
+		if end < len(r) {
+			seenEq = seenEq || r[end] == '='
+			expr = r[end+1:]
+		}
+		if !seenEq {
+			expr = strings.TrimLeft(expr, " \t")
+			if !strings.HasPrefix(expr, "=") {
+				t.Stderr("%s: bad register string, no =\n", t.Opts.Prog)
+				bad++
+				continue
+			}
+			expr = expr[1:]
+		}
+		expr = strings.TrimLeft(expr, " \t")
+		if expr == "" {
+			t.Stderr("%s: bad register string, no expr after =\n", t.Opts.Prog)
+			bad++
+			continue
+		}
+		if msg, err := t.C.AddDerived(name, expr); err != nil {
+			t.Stderr("%s: per-context derived metric registration error:\n%s", t.Opts.Prog, msg)
+			bad++
+		}
+	}
+	if bad > 0 {
+		t.Fail("")
+	}
 }
 
 // dodigit handles an operand that starts with a digit: a PMID

@@ -600,36 +600,6 @@ log mandatory on default { fake.seq fake.disk.read [ "nosuch" ] }
 	}
 }
 
-func TestParseSize(t *testing.T) {
-	for _, c := range []struct {
-		arg   string
-		want  Limit
-		shown string
-		ok    bool
-	}{
-		{"10", Limit{Samples: 10}, "10", true},
-		{"10b", Limit{Bytes: 10}, "10b", true},
-		{"10Kbytes", Limit{Bytes: 10240}, "10kbyte", true},
-		{"10KiB", Limit{Bytes: 10240}, "10kib", true},
-		{"2M", Limit{Bytes: 2 << 20}, "2m", true},
-		{"1G", Limit{Bytes: 1 << 30}, "1g", true},
-		{"10ms", Limit{Bytes: 10 << 20}, "10m", true}, // the trailing "s" goes first
-		{"10sec", Limit{Duration: 10 * time.Second}, "10sec", true},
-		{"10secs", Limit{Duration: 10 * time.Second}, "10sec", true},
-		{"1.5", Limit{Duration: 1500 * time.Millisecond}, "1.5", true},
-		{"1.5K", Limit{}, "1.5k", false},
-		{"10 K", Limit{}, "10 k", false},
-		{"0", Limit{}, "0", false},
-		{"-1", Limit{}, "-1", false},
-		{"1x", Limit{}, "1x", false},
-	} {
-		got, shown, ok := parseSize(c.arg)
-		if got != c.want || shown != c.shown || ok != c.ok {
-			t.Errorf("parseSize(%q) = %+v %q %v, want %+v %q %v", c.arg, got, shown, ok, c.want, c.shown, c.ok)
-		}
-	}
-}
-
 // TestEngineDerived records derived metrics from the fake source: they
 // are logged as 511.2048.N (N from 3: event.flags and event.missed come
 // first), with their descriptors written again before every record as

@@ -26,6 +26,7 @@ import (
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/derive"
 	"github.com/pcpkit/pcpkit/internal/logctl"
+	"github.com/pcpkit/pcpkit/internal/sizearg"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/pmcd"
@@ -55,14 +56,7 @@ func (g *Group) Once() bool { return g.Interval <= 0 }
 
 // Limit is a -s or -v size: a count of samples, a number of bytes or a
 // duration (at most one is set).
-type Limit struct {
-	Samples  int64
-	Bytes    int64
-	Duration time.Duration
-}
-
-// IsZero reports whether no limit is set.
-func (l Limit) IsZero() bool { return l.Samples <= 0 && l.Bytes <= 0 && l.Duration <= 0 }
+type Limit = sizearg.Limit
 
 // Options configure a recording.
 type Options struct {

@@ -7,18 +7,21 @@ import (
 	"math"
 	"net"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/derive"
 	"github.com/pcpkit/pcpkit/internal/cnum"
 	"github.com/pcpkit/pcpkit/internal/getopt"
 	"github.com/pcpkit/pcpkit/internal/logctl"
 	"github.com/pcpkit/pcpkit/internal/loggerconf"
 	"github.com/pcpkit/pcpkit/internal/pcpconf"
+	"github.com/pcpkit/pcpkit/internal/sizearg"
 	"github.com/pcpkit/pcpkit/internal/version"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
@@ -73,6 +76,27 @@ var longOpts = []getopt.Long{
 	{Name: "derived", HasArg: true, Short: optDerived, Exact: true},
 	{Name: "sync", Short: optSync, Exact: true},
 	{Name: "write-lag", HasArg: true, Short: optWriteLag, Exact: true},
+}
+
+// shortOpts638 and longOpts638 are pmlogger 6.3.8's: -d DIR (after -c
+// in its table).
+const shortOpts638 = "c:Cd:D:fh:H:I:l:K:Lm:Nn:op:Prs:T:t:uU:v:V:x:y?"
+
+var longOpts638 = append([]getopt.Long{longOpts[0], {Name: "directory", HasArg: true, Short: 'd'}}, longOpts[1:]...)
+
+// usage638 is what 6.3.8's usage message adds, after -c.
+const usage638 = `  -d DIR, --directory=DIR
+                        create archive in this directory
+`
+
+// options are the option string, the long option table and the usage
+// message of the pmlogger of the PCP version pcpkit behaves as.
+func options() (string, []getopt.Long, string) {
+	if pcpconf.Version() == pcpconf.Version638 {
+		at := strings.Index(usage, "  -C, --check")
+		return shortOpts638, longOpts638, usage[:at] + usage638 + usage[at:]
+	}
+	return shortOpts, longOpts, usage
 }
 
 const usage = `Usage: pmlogger [options] archive
@@ -152,6 +176,7 @@ func parseDelta(arg, opt string, pending io.Writer) (time.Duration, bool) {
 // cliOptions are the command line's settings.
 type cliOptions struct {
 	config, host, labelHost, logFile string
+	directory                        string // -d (PCP 6.3.8)
 	logSet, check, report, sync      bool
 	builtin, localTZ                 bool
 	derived                          string
@@ -170,38 +195,45 @@ type cliOptions struct {
 	errors                           int
 }
 
-// parseSize is pmlogger's ParseSize: a positive sample count, a byte
-// size (b, K, M, G with their spellings, after lower-casing the suffix
-// and dropping one trailing "s"), or an interval. It returns the
-// argument as the real tool prints it in its error (modified in place
-// by that parsing).
-func parseSize(arg string) (Limit, string, bool) {
-	x, k := cnum.Strtol(arg)
-	if x <= 0 {
-		return Limit{}, arg, false
+// expandDirectory is pmlogger 6.3.8's -d DIR (do_dir): "" for none;
+// else DIR as sh(1) echoes it in double quotes (its metacharacters
+// expanded, LOCALHOSTNAME replaced by the host's name), newlines dropped,
+// with a "/" after it, which must be an absolute path; its missing
+// directories are made. The archive's base name is then that path and the
+// archive operand. Failures are written to log.
+func expandDirectory(arg string, log io.Writer) (string, bool) {
+	if arg == "" {
+		return "", true
 	}
-	if k == len(arg) {
-		return Limit{Samples: x}, arg, true
+	cmd := exec.Command("/bin/sh", "-c", `echo "`+arg+`" | sed -e "s/LOCALHOSTNAME/`+"`hostname || echo localhost`"+`/"`)
+	out, _ := cmd.Output()
+	dir := strings.ReplaceAll(string(out), "\n", "") + "/"
+	fail := func(err error) (string, bool) {
+		fmt.Fprintf(log, "do_dir(%s, ...): failed: %s\n", arg, archive.ErrText(err))
+		return "", false
 	}
-	// A number followed by something else.
-	suf := strings.ToLower(arg[k:])
-	suf = strings.TrimSuffix(suf, "s")
-	shown := arg[:k] + suf
-	switch suf {
-	case "b", "byte":
-		return Limit{Bytes: x}, shown, true
-	case "k", "kb", "kib", "kbyte", "kibibyte", "kilobyte":
-		return Limit{Bytes: x * 1024}, shown, true
-	case "m", "mb", "mib", "mbyte", "mebibyte", "megabyte":
-		return Limit{Bytes: x * 1024 * 1024}, shown, true
-	case "g", "gb", "gib", "gbyte", "gibibyte", "gigabyte":
-		return Limit{Bytes: x * 1024 * 1024 * 1024}, shown, true
+	if !strings.HasPrefix(dir, "/") {
+		fmt.Fprintf(log, "pmlogger: expanded -d argument (%s) must be an absolute path\n", dir)
+		return fail(pmapi.ErrGeneric)
 	}
-	sec, nsec, _, err := pcptime.ParseInterval(shown)
-	if err != nil || sec < 0 {
-		return Limit{}, shown, false
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		return dir, true
 	}
-	return Limit{Duration: time.Duration(sec)*time.Second + time.Duration(nsec)}, shown, true
+	// each missing directory from the root down
+	for i := 1; i < len(dir); i++ {
+		if dir[i] != '/' {
+			continue
+		}
+		sub := dir[:i]
+		if st, err := os.Stat(sub); err == nil && st.IsDir() {
+			continue
+		}
+		if err := os.Mkdir(sub, 0o777); err != nil {
+			fmt.Fprintf(log, "do_dir(%s, ...): mkdir(%s, ...) failed: %s\n", arg, sub, archive.ErrText(err))
+			return fail(err)
+		}
+	}
+	return dir, true
 }
 
 // subSecond drops a duration under one second: pmlogger 6.0.3 arms its
@@ -215,7 +247,8 @@ func subSecond(l Limit) Limit {
 
 func (o *cliOptions) parse(args []string, stderr, pending *strings.Builder) []string {
 	o.version = 2
-	if v := os.Getenv("PCP_ARCHIVE_VERSION"); v != "" {
+	// pmGetOptionalConfig: the environment, else pcp.conf
+	if v := pcpconf.Get("PCP_ARCHIVE_VERSION", ""); v != "" {
 		if n, err := strconv.Atoi(v); err == nil && (n == 2 || n == 3) {
 			o.version = n
 		}
@@ -226,7 +259,8 @@ func (o *cliOptions) parse(args []string, stderr, pending *strings.Builder) []st
 		n, _ := cnum.Strtol(v)
 		o.interval = time.Duration(int32(n)) * time.Second
 	}
-	evs, operands := getopt.ParseEvents(args, shortOpts, longOpts)
+	short, longs, _ := options()
+	evs, operands := getopt.ParseEvents(args, short, longs)
 	for _, ev := range evs {
 		if ev.Err != "" {
 			fmt.Fprintf(stderr, "pmlogger: %s\n", ev.Err)
@@ -237,6 +271,8 @@ func (o *cliOptions) parse(args []string, stderr, pending *strings.Builder) []st
 		switch ev.Short {
 		case 'c':
 			o.config = arg
+		case 'd':
+			o.directory = arg
 		case 'C':
 			o.check = true
 		case 'h':
@@ -248,7 +284,7 @@ func (o *cliOptions) parse(args []string, stderr, pending *strings.Builder) []st
 		case 'r':
 			o.report = true
 		case 's', 'v':
-			l, shown, ok := parseSize(arg)
+			l, shown, ok := sizearg.Parse(arg)
 			if !ok {
 				what := map[rune]string{'s': "exit", 'v': "volume"}[ev.Short]
 				fmt.Fprintf(pending, "pmlogger: illegal size argument '%s' for %s size\n", shown, what)
@@ -354,7 +390,8 @@ func Main(args []string, stdout, stderr io.Writer, srcs Sources) int {
 	if o.errors > 0 {
 		io.WriteString(stderr, errb.String())
 		io.WriteString(stderr, pending.String())
-		io.WriteString(stderr, usage+CLI.Help(args))
+		_, _, text := options()
+		io.WriteString(stderr, text+CLI.Help(args))
 		return 1
 	}
 	io.WriteString(stderr, errb.String())
@@ -494,13 +531,18 @@ func Main(args []string, stdout, stderr io.Writer, srcs Sources) int {
 		return finished(1)
 	}
 
+	dir, ok := expandDirectory(o.directory, log)
+	if !ok {
+		return finished(1)
+	}
+
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGPIPE)
 	defer signal.Stop(sigs)
 
 	tz, zi := sourceZone(src)
 	opts := Options{
-		Archive:   operands[0],
+		Archive:   dir + operands[0],
 		Source:    src,
 		Groups:    groups,
 		Version:   o.version,

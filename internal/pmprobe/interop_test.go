@@ -50,10 +50,34 @@ func TestInteropCommandLine(t *testing.T) {
 	testenv.RealTool(t, "pmprobe")
 	dir := testenv.SharedDir(t, "pcp-made-archives")
 	conf := filepath.Join(t.TempDir(), "d.conf")
-	if err := os.WriteFile(conf, []byte("synth.sum = synth.ctr32 + synth.disc\nmy.rate = rate(synth.ctr32)\nmy.bad = synth.nosuch\nsynth.ctr32 = synth.disc\na.b = synth.multi\n"), 0o644); err != nil {
+	writeDerived(t, conf)
+	for _, args := range commandLines(conf) {
+		t.Run(strings.Join(args, " "), func(t *testing.T) { testenv.CompareMain(t, "pmprobe", Main, dir, args) })
+	}
+	t.Run("PCP_DERIVED_CONFIG", func(t *testing.T) {
+		testenv.CompareMain(t, "pmprobe", Main, dir, []string{"-a", "synth3", "-v"}, "PCP_DERIVED_CONFIG="+conf)
+	})
+	t.Run("system derived", func(t *testing.T) {
+		testenv.CompareMain(t, "pmprobe", Main, dir, []string{"-a", "synth3", "-v"}, "PCP_DERIVED_CONFIG")
+	})
+}
+
+// derivedConf is the derived metric configuration of commandLines.
+const derivedConf = "synth.sum = synth.ctr32 + synth.disc\nmy.rate = rate(synth.ctr32)\nmy.bad = synth.nosuch\nsynth.ctr32 = synth.disc\na.b = synth.multi\n"
+
+// writeDerived writes derivedConf to path.
+func writeDerived(t *testing.T, path string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(derivedConf), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{
+}
+
+// commandLines are TestInteropCommandLine's command lines, run in
+// ../shared/pcp-made-archives; conf names a derived metric configuration
+// (derivedConf).
+func commandLines(conf string) [][]string {
+	return [][]string{
 		{"-d"}, {"-e"}, {"--version"}, {"-?"}, {"--bogus"}, {"--ver"}, {"-a", "synth3", "-V"},
 		{"-a", "synth3", "-v", "-i"}, {"-a", "synth3", "-i", "-v"}, {"-a", "synth3", "-I", "-v"},
 		{"-a", "synth3", "-F", "synth.ctr32", "synth", "nosuch"}, {"-a", "synth3", "synth", "nosuch", "synth.multi"},
@@ -65,13 +89,5 @@ func TestInteropCommandLine(t *testing.T) {
 		{"-a", "synth3", "-h", "localhost"}, {"-z"}, {"-a", "bad/trunc3", "-v"},
 		// an empty archive or host name (PCP QA test 552)
 		{"-a", ""}, {"-h", ""}, {"-a", "", "-v", "synth.ctr32"},
-	} {
-		t.Run(strings.Join(args, " "), func(t *testing.T) { testenv.CompareMain(t, "pmprobe", Main, dir, args) })
 	}
-	t.Run("PCP_DERIVED_CONFIG", func(t *testing.T) {
-		testenv.CompareMain(t, "pmprobe", Main, dir, []string{"-a", "synth3", "-v"}, "PCP_DERIVED_CONFIG="+conf)
-	})
-	t.Run("system derived", func(t *testing.T) {
-		testenv.CompareMain(t, "pmprobe", Main, dir, []string{"-a", "synth3", "-v"}, "PCP_DERIVED_CONFIG")
-	})
 }

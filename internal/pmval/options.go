@@ -9,7 +9,7 @@ import (
 
 	"github.com/pcpkit/pcpkit/derive"
 	"github.com/pcpkit/pcpkit/internal/getopt"
-	"github.com/pcpkit/pcpkit/internal/pcpconf"
+	"github.com/pcpkit/pcpkit/internal/pmctx"
 	"github.com/pcpkit/pcpkit/internal/version"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmcd"
@@ -111,14 +111,8 @@ Reporting options:
 `
 
 // usageText is the usage message of the real pmval of the PCP version
-// pcpkit behaves as (pcpconf.Version): 6.3.8's names an archive "a PCP
-// archive", not "a PCP log archive".
-func usageText() string {
-	if pcpconf.Version() == pcpconf.Version638 {
-		return strings.Replace(usage, "metrics source is a PCP log archive", "metrics source is a PCP archive", 1)
-	}
-	return usage
-}
+// pcpkit behaves as (pmctx.UsageText).
+func usageText() string { return pmctx.UsageText(usage) }
 
 // options are pmval's settings after the command line.
 type options struct {

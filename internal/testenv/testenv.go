@@ -766,6 +766,25 @@ func CompareRun(t testing.TB, tool, what string, wantOut, wantErr string, wantRC
 	}
 }
 
+// LineDiff shows the first line where two texts differ (the real tool's
+// a, pcpkit's b), for outputs too long to show whole.
+func LineDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < len(al) || i < len(bl); i++ {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			return fmt.Sprintf("line %d:\n  real:   %q\n  pcpkit: %q", i+1, x, y)
+		}
+	}
+	return "(same lines)"
+}
+
 // AsReal is a pcpkit tool's output without what pcpkit adds to the real
 // tool's: the line --version prints after the real tool's
 // (version.Strip), and the "pcpkit extensions" section --help prints
