@@ -584,7 +584,7 @@ func TestInteropDamaged(t *testing.T) {
 				a, b = metaOffsets.ReplaceAllString(a, "OFF"), metaOffsets.ReplaceAllString(b, "OFF")
 			}
 			if a != b || wdrc != gdrc || norm(wde, realOut) != norm(gde, ourOut) {
-				t.Errorf("pmdumplog -a differs (rc %d/%d):\n%s", wdrc, gdrc, lineDiff(a+norm(wde, realOut), b+norm(gde, ourOut)))
+				t.Errorf("pmdumplog -a differs (rc %d/%d):\n%s", wdrc, gdrc, testenv.LineDiff(a+norm(wde, realOut), b+norm(gde, ourOut)))
 			}
 		})
 	}
