@@ -430,8 +430,10 @@ func (p *parser) indomRule() {
 				if head := p.r.indoms[0]; head.new != head.old {
 					p.failf("Duplicate indom clause for indom %s", head.old)
 				}
+				// The new indom's form (domain.* keeps each old
+				// serial) decides, not the rule's.
 				x := to
-				if p.curStar {
+				if p.starI {
 					x = pmapi.InDom(uint32(to.Domain())<<22 | uint32(ip.old.Serial()))
 				}
 				if x != ip.old {
@@ -633,7 +635,6 @@ func (p *parser) metricRule() {
 	default:
 		p.fail("Expecting metric name or <domain>.<cluster>.<item> or <domain>.<cluster>.* or <domain>.*.* in metric rule")
 	}
-	star := p.starM
 	p.clauses(func(t token) {
 		switch t.kind {
 		case tPMID:
@@ -643,10 +644,13 @@ func (p *parser) metricRule() {
 				p.fail("Expecting <domain>.<cluster>.<item> or <domain>.<cluster>.* or <domain>.*.* in pmid clause")
 			}
 			p.next()
+			// The new PMID's form decides what is kept of each old
+			// one (domain.cluster.* its item, domain.*.* its cluster
+			// and item), not the rule's.
 			to := p.pmidInt(n)
 			for _, mp := range p.walk(mChangePMID, "pmid", false) {
 				x := to
-				switch star {
+				switch p.starM {
 				case 1:
 					x = pmapi.PMID(uint32(to)&^0x3ff | uint32(mp.old.PMID.Item()))
 				case 2:
