@@ -362,3 +362,37 @@ func (a *Archive) chase(v *volume, off int64) (end endPos, found bool) {
 		found, end = true, endPos{rec.Stamp, v.num, off}
 	}
 }
+
+// FailOffset is the file offset of data volume vol that pmlogrewrite
+// reports after libpcp failed to read forwards the record at byte off
+// ("Error occurred at byte offset N", the lseek(2) position of the
+// volume's stdio stream): the record's start when the volume ends inside
+// the record (libpcp seeks back there); otherwise the end of the 4 KiB
+// stdio block holding the last byte read (the length word, when it is
+// less than the 8 bytes of the two length words; else the whole record,
+// whose trailer disagrees or whose contents do not decode), or the end
+// of the volume if that comes first.
+func (a *Archive) FailOffset(vol int, off int64) int64 {
+	const block = 4096 // glibc's buffer for a file of st_blksize 4096
+	v, err := a.volume(vol)
+	if err != nil {
+		return off
+	}
+	read := v.size // not even a length word: read to the end
+	if off+4 <= v.size {
+		b, err := a.win.bytes(v, off, 4, true)
+		if err != nil {
+			return off
+		}
+		head := int64(binary.BigEndian.Uint32(b))
+		switch {
+		case head < 8 || head > math.MaxInt32:
+			read = off + 4
+		case off+head > v.size:
+			return off
+		default:
+			read = off + head
+		}
+	}
+	return min(v.size, (read+block-1)/block*block)
+}

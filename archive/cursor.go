@@ -11,7 +11,7 @@ import (
 )
 
 // Cursor reads an archive's data records in order, forwards or backwards,
-// across data volumes (missing volumes are skipped). It sits between two
+// across data volumes (missing volumes, and empty ones, are skipped). It sits between two
 // records: Next returns the record after it, Prev the record before it.
 // Records returned alias the cursor's buffer and stay valid until the next
 // call. Memory use does not grow with the archive's length.
@@ -96,6 +96,16 @@ func (c *Cursor) resolve() (*volume, error) {
 func (c *Cursor) Next() (*Record, error) {
 	for {
 		v, err := c.resolve()
+		if errors.Is(err, pmapi.ErrNoData) {
+			// An empty later volume is passed over, as libpcp
+			// passes over a volume it cannot change to.
+			if c.vi+1 >= len(c.vols) {
+				return nil, io.EOF
+			}
+			c.vi++
+			c.off, c.recno = -1, 2
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -132,6 +142,14 @@ func (c *Cursor) Next() (*Record, error) {
 func (c *Cursor) Prev() (*Record, error) {
 	for {
 		v, err := c.resolve()
+		if errors.Is(err, pmapi.ErrNoData) {
+			if c.vi == 0 {
+				return nil, io.EOF
+			}
+			c.vi--
+			c.off = -2
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}

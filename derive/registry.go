@@ -113,6 +113,26 @@ func (m *Metric) Texts() (oneline, help string) {
 	return m.Oneline, m.Helptext
 }
 
+// LookupText is the metric's one-line text (help false) or help text as
+// pmLookupText gives a derived metric's: the "(oneline)" or "(helptext)"
+// attribute as set, even to an empty string, the one-line text standing
+// in for a help text never set, libpcp's own for event.flags and
+// event.missed; ok is false when there is none.
+func (m *Metric) LookupText(help bool) (text string, ok bool) {
+	if m.Anon {
+		if t, ok := anonTexts[m.Name]; ok {
+			if help {
+				return t[1], true
+			}
+			return t[0], true
+		}
+	}
+	if help && m.hasHelptext {
+		return m.Helptext, true
+	}
+	return m.Oneline, m.hasOneline
+}
+
 // anonTexts are libpcp's help texts for its anonymous derived metrics.
 var anonTexts = map[string][2]string{
 	"event.flags": {"Flags for event records",

@@ -73,6 +73,12 @@ type Source interface {
 	// next call. Right after a virtual <mark> between two archives, a
 	// read in the other direction gives that <mark> again.
 	Read(forw bool) (*Record, error)
+	// Peek is Read as libpcp's __pmLogRead reads, without the read
+	// cache's rule that a change of direction right after a virtual
+	// <mark> gives it again, returning the record's time only; it
+	// leaves the record Read returned as it was. The <mark> checks of
+	// $PCP_IGNORE_MARK_RECORDS read this way (MarkPolicy).
+	Peek(forw bool) (pmapi.Timestamp, error)
 	// SaveOffset saves the read position in the current archive, and
 	// RestoreOffset goes back to it (libpcp's ac_offset). Changing
 	// archive saves the new position (the start or the end).
@@ -174,25 +180,29 @@ type Interp struct {
 	// lookupSlow's cache: the metric (or nil) of the PMID last seen at
 	// each position of a record's value sets; records of one archive
 	// mostly repeat the same layout.
-	slotPMID  []pmapi.PMID
-	slotM     []*metric
-	gen       uint64         // changes when metrics does (Record.scan)
-	layout    archive.Layout // Record.scan's last value sets by position
-	unbound   []*inst        // Fetch's instances searched for
-	scans     [scanSlots]scanned
-	want      []*inst
-	profile   Profile
-	wrap      bool
-	rule      Rule
-	end       float64   // the end of the archive, once read (libpcp's ac_end)
-	pend      []pending // roll's run of records passed over
-	reread    Record    // a record read again
-	epoch     uint64    // collapses made
-	lastT     float64   // the latest time pass has seen in this read
-	fetches   uint64    // Fetch calls made
-	ms        []*metric // Fetch's metrics, by position in its request
-	arena     []byte    // the value blocks of the current result (block)
-	arenaHint int       // the size of the next arena
+	slotPMID []pmapi.PMID
+	slotM    []*metric
+	gen      uint64         // changes when metrics does (Record.scan)
+	layout   archive.Layout // Record.scan's last value sets by position
+	unbound  []*inst        // Fetch's instances searched for
+	scans    [scanSlots]scanned
+	want     []*inst
+	profile  Profile
+	wrap     bool
+	rule     Rule
+	// markPolicy gives marks when the first <mark> is met (markKnown).
+	markPolicy func() MarkPolicy
+	marks      MarkPolicy
+	markKnown  bool
+	end        float64   // the end of the archive, once read (libpcp's ac_end)
+	pend       []pending // roll's run of records passed over
+	reread     Record    // a record read again
+	epoch      uint64    // collapses made
+	lastT      float64   // the latest time pass has seen in this read
+	fetches    uint64    // Fetch calls made
+	ms         []*metric // Fetch's metrics, by position in its request
+	arena      []byte    // the value blocks of the current result (block)
+	arenaHint  int       // the size of the next arena
 }
 
 // New returns an Interp reading src, with its origin at the start of the
@@ -686,7 +696,7 @@ func (ip *Interp) dirUpd() int {
 // it; a <mark> does so for the instances of this fetch.
 func (ip *Interp) update(treq, t float64, r *Record, how int, done *int, seenMark *bool) error {
 	if r.IsMark() {
-		if how == updNone {
+		if ip.ignoreMark() || how == updNone {
 			return nil
 		}
 		for _, ic := range ip.want {

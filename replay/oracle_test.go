@@ -165,7 +165,17 @@ func runScript(t testing.TB, dir, archive, metrics, ops string, env ...string) s
 func runScriptAs(t testing.TB, version, dir, archive, metrics, ops string, env ...string) string {
 	t.Helper()
 	var b strings.Builder
-	c, err := replay.OpenOptions(filepath.Join(dir, archive), replay.Options{Version: version})
+	o := replay.Options{Version: version}
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, replay.IgnoreMarksEnv+"="); ok {
+			p, err := replay.ParseIgnoreMarks(v, true)
+			if err != nil {
+				t.Fatalf("%s=%s: %v", replay.IgnoreMarksEnv, v, err)
+			}
+			o.IgnoreMarks = &p
+		}
+	}
+	c, err := replay.OpenOptions(filepath.Join(dir, archive), o)
 	if err != nil {
 		fmt.Fprintf(&b, "open err %d\n", archiveCode(err))
 		return b.String()

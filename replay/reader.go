@@ -179,6 +179,16 @@ func (r *reader) Read(forw bool) (*interp.Record, error) {
 	return &r.rec, nil
 }
 
+// Peek reads the next record forwards or backwards as readRaw does
+// and returns its time (interp.Source).
+func (r *reader) Peek(forw bool) (pmapi.Timestamp, error) {
+	ar, err := r.readRaw(forw)
+	if err != nil {
+		return pmapi.Timestamp{}, err
+	}
+	return ar.Stamp, nil
+}
+
 // fastRead reads the record after (forw) or before the current archive's
 // cursor into r.rec without decoding it, and moves the cursor over it.
 // It reports false, having changed nothing, when the record is not

@@ -92,6 +92,8 @@ type Context struct {
 	profile Profile
 	dm      *derived // derived metrics (derived.go), nil without
 	version string
+	stderr  io.Writer // SetStderr
+	prog    string
 }
 
 // The PCP versions a Context can behave as (Options.Version).
@@ -111,6 +113,11 @@ type Options struct {
 	// tools behave as: $PCPKIT_PCP_VERSION, else the host's PCP
 	// configuration, else 6.0.3.
 	Version string
+	// IgnoreMarks, when not nil, is whether interpolation looks through
+	// <mark>s; nil takes it from $PCP_IGNORE_MARK_RECORDS, read (and a
+	// bad value warned about, see SetStderr) when interpolation first
+	// meets a <mark> in the process, as libpcp does (IgnoreMarksEnv).
+	IgnoreMarks *interp.MarkPolicy
 }
 
 // Open opens an archive replay context for name: an archive (its base
@@ -144,6 +151,12 @@ func NewContextOptions(s *archive.Set, o Options) *Context {
 	}
 	if c.version == Version638 {
 		c.ip.SetRule(interp.NearestRule)
+	}
+	if o.IgnoreMarks != nil {
+		p := *o.IgnoreMarks
+		c.ip.SetMarkPolicy(func() interp.MarkPolicy { return p })
+	} else {
+		c.ip.SetMarkPolicy(func() interp.MarkPolicy { return markPolicy(c.stderr, c.prog) })
 	}
 	return c
 }

@@ -456,8 +456,10 @@ func (p *parser) indomRule() {
 				if head := p.r.indoms[0]; head.new != head.old {
 					p.failf("Duplicate indom clause for indom %s", head.old)
 				}
+				// The new indom's form (domain.* keeps each old
+				// serial) decides, not the rule's.
 				x := to
-				if p.curStar {
+				if p.starI {
 					x = pmapi.InDom(uint32(to.Domain())<<22 | uint32(ip.old.Serial()))
 				}
 				if x != ip.old {
@@ -613,7 +615,7 @@ func (p *parser) pmidInt(t token) pmapi.PMID {
 }
 
 // starPMID is the new PMID for old that a clause's target to gives when
-// the rule names domain.cluster.* (star 1: old's item) or domain.*.*
+// its form is domain.cluster.* (star 1: old's item) or domain.*.*
 // (star 2: old's cluster and item).
 func starPMID(to, old pmapi.PMID, star int) pmapi.PMID {
 	switch star {
@@ -681,7 +683,6 @@ func (p *parser) metricRule() {
 	default:
 		p.fail("Expecting metric name or <domain>.<cluster>.<item> or <domain>.<cluster>.* or <domain>.*.* in metric rule")
 	}
-	star := p.starM
 	p.clauses(func(t token) {
 		switch t.kind {
 		case tPMID:
@@ -691,9 +692,15 @@ func (p *parser) metricRule() {
 				p.fail("Expecting <domain>.<cluster>.<item> or <domain>.<cluster>.* or <domain>.*.* in pmid clause")
 			}
 			p.next()
+			// The new PMID's form decides what is kept of each old
+			// one (domain.cluster.* its item, domain.*.* its cluster
+			// and item), not the rule's.
+			ruleStar := p.starM
 			to := p.pmidInt(n)
+			toStar := p.starM
+			p.starM = ruleStar
 			for _, mp := range p.walk(mChangePMID, "pmid", false) {
-				x := starPMID(to, mp.old.PMID, star)
+				x := starPMID(to, mp.old.PMID, toStar)
 				if x == mp.old.PMID {
 					if p.warn {
 						p.warnf("Metric: %s (%s): pmid: No change", mp.oldName, mp.old.PMID)

@@ -86,6 +86,12 @@ func Rewrite(o *Options) error {
 		o.Stderr = io.Discard
 	}
 	a, err := archive.Open(o.Input)
+	if errors.Is(err, pmapi.ErrNoData) {
+		// An archive without data (files of a label or less) is left
+		// as it is, and the run succeeds.
+		fmt.Fprintf(o.Stderr, "%s: Warning: empty archive \"%s\" will be skipped\n", prog, o.Input)
+		return nil
+	}
 	if err != nil {
 		return errorf("%s: Error: cannot open archive \"%s\": %s\n", prog, o.Input, archive.ErrText(err))
 	}
@@ -231,7 +237,7 @@ func (x *rewriter) run() error {
 			break
 		}
 		if err != nil {
-			return errorf("%s: Error: __pmLogRead[log %s]: %s\n", prog, x.opt.Input, archive.ErrText(err))
+			return x.readErr(cur, err)
 		}
 		if x.w != nil && rec.Vol != lastVol && lastVol >= 0 {
 			if err := x.w.NewVolume(); err != nil {
@@ -794,4 +800,22 @@ func removeArchive(base string) {
 			break
 		}
 	}
+}
+
+// readErr is the real tool's report of a data record it cannot read:
+// for a damaged one, where in which volume (where libpcp's read leaves
+// the file: archive.FailOffset) and, with -d, that the rest of the
+// volume is left out.
+func (x *rewriter) readErr(cur *archive.Cursor, err error) *Error {
+	msg := fmt.Sprintf("%s: Error: __pmLogRead[log %s]: %s\n", prog, x.opt.Input, archive.ErrText(err))
+	if errors.Is(err, pmapi.ErrLogRec) {
+		vol, off := cur.Position()
+		if size, serr := x.a.VolumeSize(vol); serr == nil {
+			msg += fmt.Sprintf("%s: Error occurred at byte offset %d into a file of %d bytes.\n", prog, x.a.FailOffset(vol, off), size)
+			if x.opt.Desperate {
+				msg += "The last record, and the remainder of this file will not be processed.\n"
+			}
+		}
+	}
+	return &Error{Msg: msg}
 }

@@ -654,16 +654,10 @@ func (c *Context) text(kind, ident uint32) (string, error) {
 	return "", pmapi.ErrText
 }
 
-// derivedText is a derived metric's help text: its "(oneline)" and
-// "(helptext)" lines, the one-line text standing in for a missing help
-// text; libpcp's own for event.flags and event.missed.
+// derivedText is a derived metric's help text (derive.Metric.LookupText).
 func derivedText(m *derive.Metric, help bool) (string, error) {
-	one, long := m.Texts()
-	if help && long != "" {
-		return long, nil
-	}
-	if one != "" {
-		return one, nil
+	if text, ok := m.LookupText(help); ok {
+		return text, nil
 	}
 	return "", pmapi.ErrText
 }

@@ -97,6 +97,17 @@ func Main(args []string, stdout, stderr io.Writer) (status int) {
 	return t.run(args)
 }
 
+// flushFirst is a Writer that flushes out before each write to w.
+type flushFirst struct {
+	out *bufio.Writer
+	w   io.Writer
+}
+
+func (f flushFirst) Write(p []byte) (int, error) {
+	f.out.Flush()
+	return f.w.Write(p)
+}
+
 // fail prints a message on stderr and stops with status 1.
 func (t *tool) fail(format string, a ...any) {
 	t.out.Flush()
@@ -280,6 +291,9 @@ func (t *tool) openArchive(spec *metricspec.Spec, source string) {
 		t.fail("pmval: Cannot open archive \"%s\": %s\n", source, archive.ErrText(err))
 	}
 	t.c = c
+	// libpcp's warnings while reading come after the values printed
+	// so far (pmval flushes each line).
+	c.SetStderr(flushFirst{t.out, t.errw}, "pmval")
 	// libpcp interpolates counters that go down as wrapped when
 	// PCP_COUNTER_WRAP is in the environment, whatever its value.
 	c.SetWrap(t.counterWrap())
