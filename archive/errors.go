@@ -21,7 +21,6 @@ type FormatError struct {
 	Record int         // 1-based record number in the file, 0 if unknown
 	Code   pmapi.Error // the PCP error the real tools report
 	Detail string      // what is wrong, in words
-	End    int64       // offset just past the bytes read for a data record found damaged, 0 if unknown
 }
 
 func (e *FormatError) Error() string {

@@ -333,9 +333,7 @@ func (r *Record) CheckVSet(vs *VSet) error {
 }
 
 func (r *Record) fault(format string, args ...any) error {
-	err := formatErr(r.file, r.Offset, r.recno, pmapi.ErrLogRec, format, args...)
-	err.(*FormatError).End = r.Offset + int64(len(r.raw))
-	return err
+	return formatErr(r.file, r.Offset, r.recno, pmapi.ErrLogRec, format, args...)
 }
 
 // VSetInst is the instance of value j of value set vs of r.

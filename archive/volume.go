@@ -129,9 +129,7 @@ func (v *volume) next(ws *windows, off int64, recno int) ([]byte, error) {
 		return nil, v.readErr(off, recno, err, "read failed")
 	}
 	if t := int64(binary.BigEndian.Uint32(rec[n-4:])); t != n {
-		err := formatErr(v.path, off, recno, pmapi.ErrLogRec, "record trailer %d does not match header %d", t, n)
-		err.(*FormatError).End = off + n
-		return nil, err
+		return nil, formatErr(v.path, off, recno, pmapi.ErrLogRec, "record trailer %d does not match header %d", t, n)
 	}
 	return rec, nil
 }

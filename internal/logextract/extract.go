@@ -849,14 +849,10 @@ func (x *extractor) reportDamage(in *input, err error) {
 	size, _ := in.a.VolumeSize(vol)
 	at := size
 	var fe *archive.FormatError
-	if errors.As(err, &fe) && strings.Contains(fe.Detail, "unexpected EOF") {
-		at = fe.Offset
-	} else if fe != nil && fe.End > 0 {
-		// The real tool reports the position of its file descriptor:
-		// a whole record read through a stdio buffer of 4 KiB leaves it
-		// at the next multiple of 4096 after the record (or the end of
-		// the file).
-		at = min((fe.End+4095)/4096*4096, size)
+	if errors.As(err, &fe) {
+		// where libpcp's stdio stream is left (the real tool reports
+		// its file descriptor's position)
+		at = in.a.FailOffset(vol, fe.Offset)
 	}
 	what := archive.ErrText(err)
 	fmt.Fprintf(x.errOut, "%s: Error: __pmLogRead[log %s]: %s\n", x.opt.progName, in.name, what)
