@@ -110,6 +110,12 @@ type WriterOptions struct {
 	// entry only when the last record has none.
 	IndexByCaller bool
 
+	// CarryStamps accepts timestamps whose nanoseconds are exactly
+	// 1000000000, as libpcp leaves them when it adds an interval to a
+	// time without normalising an exact carry (pmlogreduce writes the
+	// times of its interpolations so), and writes them as they are.
+	CarryStamps bool
+
 	// RawWrites makes the write(2) of each record, on Linux, with
 	// syscall.RawSyscall: the goroutine keeps its P through the write
 	// and the runtime is not told of the system call. A program that
@@ -749,6 +755,25 @@ func (w *Writer) Skipped(t pmapi.Timestamp) error {
 	return nil
 }
 
+// PutIndexEntry writes e to the temporal index as it is, for a Writer
+// with IndexByCaller whose caller keeps an index policy of its own
+// (pmlogreduce's entries point in front of a record and the metadata
+// put for it, and its closing entry at the ends of the files). The last
+// record then counts as indexed: Close adds no closing entry.
+func (w *Writer) PutIndexEntry(e IndexEntry) error {
+	if err := w.check(); err != nil {
+		return err
+	}
+	if err := w.checkStamp(e.Stamp); err != nil {
+		return err
+	}
+	if err := w.putIndex(e); err != nil {
+		return err
+	}
+	w.lastIndexed = true
+	return nil
+}
+
 // PutRawMeta writes a metadata record given as its bytes on disk (both
 // length words included, in the archive's version), such as
 // MetaRecord.Raw or AppendMetaRecord's output, as it is: an instance
@@ -1014,7 +1039,7 @@ func (w *Writer) checkStamp(t pmapi.Timestamp) error {
 	if w.version == 2 && (t.Sec < 0 || t.Sec > math.MaxInt32) {
 		return encodeErr("time %d does not fit a version 2 archive", t.Sec)
 	}
-	if t.Nsec < 0 || t.Nsec >= 1e9 {
+	if t.Nsec < 0 || t.Nsec > 1e9 || t.Nsec == 1e9 && !w.opts.CarryStamps {
 		return encodeErr("nanoseconds %d out of range", t.Nsec)
 	}
 	return nil
