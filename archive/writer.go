@@ -110,6 +110,12 @@ type WriterOptions struct {
 	// entry only when the last record has none.
 	IndexByCaller bool
 
+	// NoSync leaves out the fsyncs of the files and of their directory
+	// at volume switches and at Close, as PCP's batch tools do (the
+	// real pmlogreduce never syncs): an interrupted writer's output is
+	// not kept anyway. SyncEveryRecord overrides it.
+	NoSync bool
+
 	// CarryStamps accepts timestamps whose nanoseconds are exactly
 	// 1000000000, as libpcp leaves them when it adds an interval to a
 	// time without normalising an exact carry (pmlogreduce writes the
@@ -278,7 +284,7 @@ func Create(base string, opts WriterOptions) (*Writer, error) {
 		return nil, err
 	}
 	w.metaMark = w.meta.off
-	syncDir(filepath.Dir(base))
+	w.syncDir(filepath.Dir(base))
 	return w, nil
 }
 
@@ -413,6 +419,14 @@ func unwrapPathErr(err error) error {
 	return err
 }
 
+// syncDir makes the directory entries of the Writer's new files durable
+// (unless NoSync).
+func (w *Writer) syncDir(dir string) {
+	if !w.opts.NoSync || w.opts.SyncEveryRecord {
+		syncDir(dir)
+	}
+}
+
 // syncDir makes the directory entries of new files durable.
 func syncDir(dir string) {
 	if d, err := os.Open(dir); err == nil {
@@ -463,7 +477,7 @@ func (w *Writer) appendData(rec []byte) error {
 	if err != nil {
 		return w.fail(err)
 	}
-	syncDir(filepath.Dir(w.base))
+	w.syncDir(filepath.Dir(w.base))
 	w.data = f
 	return nil
 }
@@ -563,6 +577,9 @@ func (w *Writer) Sync() error {
 }
 
 func (w *Writer) syncAll() error {
+	if w.opts.NoSync && !w.opts.SyncEveryRecord {
+		return nil
+	}
 	for _, f := range []*outFile{w.meta, w.data, w.index} {
 		if f == nil {
 			continue
@@ -1130,7 +1147,7 @@ func (w *Writer) createFirst(rec []byte, e IndexEntry) error {
 	if w.index, err = w.commitFile(xf); err != nil {
 		return w.fail(err)
 	}
-	syncDir(filepath.Dir(w.base))
+	w.syncDir(filepath.Dir(w.base))
 	return nil
 }
 
@@ -1156,7 +1173,7 @@ func (w *Writer) putIndex(e IndexEntry) error {
 	if err != nil {
 		return w.fail(err)
 	}
-	syncDir(filepath.Dir(w.base))
+	w.syncDir(filepath.Dir(w.base))
 	w.index = f
 	return nil
 }

@@ -168,7 +168,8 @@ func Reduce(o *Options) error {
 		TZ:            label.TZ,
 		Start:         start,
 		IndexByCaller: true,
-		CoalesceData:  true,
+		Buffered:      true,
+		NoSync:        true,
 		CarryStamps:   true,
 	})
 	if err != nil {
