@@ -75,6 +75,7 @@ func TestInteropReduce(t *testing.T) {
 	testenv.RealTool(t, "pmlogreduce")
 	testenv.RealTool(t, "pmdumplog")
 	testenv.RealTool(t, "pmlogcheck")
+	testenv.Setenv(t)
 	var n, checked, bothFail atomic.Int64
 	type job struct {
 		in   string
