@@ -114,15 +114,15 @@ type indomState struct {
 type reducer struct {
 	o       *Options
 	zone    *pcptime.Zone
-	ip, raw *replay.Context
+	ip      *replay.Context
 	w       *archive.Writer
 	metrics []*metric
 	pmids   []pmapi.PMID // the fetch list: metrics' PMIDs, skipped ones too
 	byPMID  map[pmapi.PMID]*metric
 
-	sortBuf   inDomSort       // sortInDom's
-	lastStamp pmapi.Timestamp // where the next scan starts
-	out       pmapi.Result    // the output record, reused
+	slots   []instRef    // the scanner's slots
+	sortBuf inDomSort    // sortInDom's
+	out     pmapi.Result // the output record, reused
 }
 
 // Reduce runs pmlogreduce with o.
@@ -254,8 +254,12 @@ func (r *reducer) run(start, winEnd pmapi.Timestamp) error {
 	if err != nil {
 		return fatalf("%s: Error: cannot open archive \"%s\" (ctx_b): %s\n", prog, r.o.Input, archive.ErrText(err))
 	}
-	defer raw.Close()
-	r.raw = raw
+	sc := newScanner(raw, r.metrics, r.byPMID)
+	go sc.run(start, r.o.Interval)
+	defer func() {
+		sc.stop()
+		raw.Close()
+	}()
 	current := start
 	flushAt := int64(flushSize)
 	written := 0
@@ -272,7 +276,7 @@ func (r *reducer) run(start, winEnd pmapi.Timestamp) error {
 		}
 		metaBefore, _ := r.w.Offsets()
 		needIndex := written == 0
-		if err := r.scan(res.Timestamp); err != nil {
+		if err := r.scan(sc, res.Timestamp); err != nil {
 			return err
 		}
 		out, err := r.rewrite(res)
@@ -385,61 +389,6 @@ func (r *reducer) describe() error {
 		r.byPMID[pmid] = m
 		r.metrics = append(r.metrics, m)
 		r.pmids = append(r.pmids, pmid)
-	}
-	return nil
-}
-
-// scan reads the records up to end (and the first one past it), as the
-// real tool's doscan: it notes the instances seen and copies the <mark>s.
-func (r *reducer) scan(end pmapi.Timestamp) error {
-	for _, m := range r.metrics {
-		for i := range m.insts {
-			m.insts[i].seen = false
-		}
-	}
-	for {
-		rec, err := r.raw.FetchRecord()
-		if errors.Is(err, pmapi.ErrEOL) {
-			break
-		}
-		if err != nil {
-			return fatalf("%s: doscan: Error: pmFetch failed: %s\n", prog, archive.ErrText(err))
-		}
-		if rec.IsMark() {
-			if err := r.w.PutMark(rec.Stamp); err != nil {
-				return fatalf("%s: Error: __pmLogWriteMark v%d: %s\n", prog, r.w.Version(), archive.ErrText(err))
-			}
-		}
-		if end.Before(rec.Stamp) {
-			r.lastStamp = rec.Stamp
-			break
-		}
-		for k := 0; k < rec.NumPMID(); k++ {
-			n := int(rec.NumVal(k))
-			if n <= 0 {
-				continue
-			}
-			m := r.byPMID[rec.PMID(k)]
-			if m == nil {
-				return fatalf("%s: scan: Arrgh, cannot find pid %s in pidlist[]\n", prog, rec.PMID(k))
-			}
-			if m.skip {
-				continue
-			}
-			for j := 0; j < n; j++ {
-				inst := rec.Inst(k, j)
-				i, ok := m.index[inst]
-				if !ok {
-					i = int32(len(m.insts))
-					m.index[inst] = i
-					m.insts = append(m.insts, instState{inst: inst, init: true})
-				}
-				m.insts[i].seen = true
-			}
-		}
-	}
-	if err := r.raw.SetMode(replay.Forw, r.lastStamp, 0); err != nil {
-		return fatalf("%s: doscan: Error: pmSetMode (ictx_b) failed: %s\n", prog, archive.ErrText(err))
 	}
 	return nil
 }
