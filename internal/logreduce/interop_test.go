@@ -16,8 +16,10 @@ import (
 )
 
 // The interop test runs the real pmlogreduce and pcpkit's side by side on
-// every archive of testdata/archives and ../shared (pcp-qa-archives and
-// pcp-made-archives, its damaged ones in bad/ too), with several option
+// every archive of testdata/archives and ../shared (pcp-qa-archives,
+// pcp-made-archives with its damaged ones in bad/, and the damaged
+// pcp-qa-badarchives, where both tools mostly refuse the input with the
+// same message), with several option
 // sets each, and requires the same exit status, standard output and
 // standard error, and the same files: byte for byte but for the pid in
 // each file's label (the real tool writes its own pid there, pcpkit its
@@ -62,7 +64,7 @@ func interopInputs(t *testing.T) []string {
 	for _, a := range testenv.Archives(t, filepath.Join(testenv.RepoRoot(t), "testdata", "archives")) {
 		in = append(in, filepath.Join(testenv.RepoRoot(t), "testdata", "archives", a))
 	}
-	for _, sub := range []string{"pcp-qa-archives", "pcp-made-archives"} {
+	for _, sub := range []string{"pcp-qa-archives", "pcp-made-archives", "pcp-qa-badarchives"} {
 		dir := testenv.SharedDir(t, sub)
 		for _, a := range testenv.Archives(t, dir) {
 			in = append(in, filepath.Join(dir, a))
