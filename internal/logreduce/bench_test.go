@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -23,7 +24,7 @@ func BenchmarkReduce(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		out := filepath.Join(dir, "out")
-		if rc := Main([]string{"-t", "10", in, out}, io.Discard, io.Discard); rc != 0 {
+		if rc := Main(append(benchArgs(), in, out), io.Discard, io.Discard); rc != 0 {
 			b.Fatalf("exit status %d", rc)
 		}
 		b.StopTimer()
@@ -32,4 +33,13 @@ func BenchmarkReduce(b *testing.B) {
 		}
 		b.StartTimer()
 	}
+}
+
+// benchArgs are BenchmarkReduce's options: $PCPKIT_BENCH_REDUCE_ARGS
+// (split on white space), else -t 10.
+func benchArgs() []string {
+	if a := strings.Fields(os.Getenv("PCPKIT_BENCH_REDUCE_ARGS")); len(a) > 0 {
+		return a
+	}
+	return []string{"-t", "10"}
 }

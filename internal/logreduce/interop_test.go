@@ -188,15 +188,7 @@ func runMainIn(t *testing.T, dir string, args ...string) (stdout, stderr string,
 // labels' pids, and the same real pmdumplog -a but for its pid line.
 func compareOutputs(t *testing.T, rdir, gdir string) {
 	t.Helper()
-	names := func(dir string) []string {
-		ents, _ := os.ReadDir(dir)
-		var out []string
-		for _, e := range ents {
-			out = append(out, e.Name())
-		}
-		return out
-	}
-	rn, gn := names(rdir), names(gdir)
+	rn, gn := testenv.FileNames(rdir), testenv.FileNames(gdir)
 	if d := cmp.Diff(rn, gn); d != "" {
 		t.Errorf("files -real +pcpkit:\n%s", d)
 	}

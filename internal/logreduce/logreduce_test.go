@@ -142,11 +142,7 @@ func transcript(t *testing.T, dir, stdout, stderr string, rc int, dump func(*tes
 	}
 	var b strings.Builder
 	b.WriteString("exit " + string(rune('0'+rc)) + "\n--- stdout\n" + norm(stdout) + "--- stderr\n" + norm(stderr))
-	ents, _ := os.ReadDir(dir)
-	var files []string
-	for _, e := range ents {
-		files = append(files, e.Name())
-	}
+	files := testenv.FileNames(dir)
 	b.WriteString("--- files " + strings.Join(files, " ") + "\n")
 	if len(files) > 0 {
 		b.WriteString("--- pmdumplog -a\n")
