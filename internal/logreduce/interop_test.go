@@ -70,6 +70,12 @@ func interopInputs(t *testing.T) []string {
 			in = append(in, filepath.Join(dir, a))
 		}
 	}
+	// Multi-archive contexts: directories, and a list whose archives
+	// overlap (both tools refuse it). Not multi_v3: see
+	// docs/pmlogreduce.md's known differences.
+	qa := testenv.SharedDir(t, "pcp-qa-archives")
+	in = append(in, filepath.Join(qa, "multi"), filepath.Join(qa, "multi-xz"),
+		filepath.Join(qa, "gap")+","+filepath.Join(qa, "gap2"))
 	return in
 }
 
