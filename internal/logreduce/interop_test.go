@@ -56,7 +56,14 @@ const setsPerArchive = 4
 // but the default interval (libpcp decompresses the xz volumes again at
 // every repositioning of its record reader): they get the default set
 // only.
-var slowReal = map[string]bool{"20180416": true}
+// badmeta-7 (a damaged .meta) makes the real tool loop at some intervals.
+var slowReal = map[string]bool{"20180416": true, "badmeta-7": true}
+
+// knownDiff are the archives where pcpkit's output is known to differ,
+// with the reason (see docs/pmlogreduce.md).
+var knownDiff = map[string]string{
+	"badti-3": "its index points into a missing volume: the real tool's record scan then misses the first records (at intervals up to 2 s it stops with \"cannot find inst\"), pcpkit's does not",
+}
 
 // interopInputs are the archives, as paths.
 func interopInputs(t *testing.T) []string {
@@ -91,8 +98,16 @@ func TestInteropReduce(t *testing.T) {
 	}
 	var jobs []job
 	for i, in := range interopInputs(t) {
+		if why, ok := knownDiff[filepath.Base(in)]; ok {
+			t.Logf("%s left out: %s", in, why)
+			continue
+		}
 		for k := 0; k < setsPerArchive; k++ {
 			if k > 0 && slowReal[filepath.Base(in)] {
+				continue
+			}
+			if k > 1 && strings.Contains(in, "badarchives") {
+				// damaged archives: two sets each
 				continue
 			}
 			set := 0
