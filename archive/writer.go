@@ -110,6 +110,18 @@ type WriterOptions struct {
 	// entry only when the last record has none.
 	IndexByCaller bool
 
+	// NoSync leaves out the fsyncs of the files and of their directory
+	// at volume switches and at Close, as PCP's batch tools do (the
+	// real pmlogreduce never syncs): an interrupted writer's output is
+	// not kept anyway. SyncEveryRecord overrides it.
+	NoSync bool
+
+	// CarryStamps accepts timestamps whose nanoseconds are exactly
+	// 1000000000, as libpcp leaves them when it adds an interval to a
+	// time without normalising an exact carry (pmlogreduce writes the
+	// times of its interpolations so), and writes them as they are.
+	CarryStamps bool
+
 	// RawWrites makes the write(2) of each record, on Linux, with
 	// syscall.RawSyscall: the goroutine keeps its P through the write
 	// and the runtime is not told of the system call. A program that
@@ -272,7 +284,7 @@ func Create(base string, opts WriterOptions) (*Writer, error) {
 		return nil, err
 	}
 	w.metaMark = w.meta.off
-	syncDir(filepath.Dir(base))
+	w.syncDir(filepath.Dir(base))
 	return w, nil
 }
 
@@ -407,6 +419,14 @@ func unwrapPathErr(err error) error {
 	return err
 }
 
+// syncDir makes the directory entries of the Writer's new files durable
+// (unless NoSync).
+func (w *Writer) syncDir(dir string) {
+	if !w.opts.NoSync || w.opts.SyncEveryRecord {
+		syncDir(dir)
+	}
+}
+
 // syncDir makes the directory entries of new files durable.
 func syncDir(dir string) {
 	if d, err := os.Open(dir); err == nil {
@@ -457,7 +477,7 @@ func (w *Writer) appendData(rec []byte) error {
 	if err != nil {
 		return w.fail(err)
 	}
-	syncDir(filepath.Dir(w.base))
+	w.syncDir(filepath.Dir(w.base))
 	w.data = f
 	return nil
 }
@@ -557,6 +577,9 @@ func (w *Writer) Sync() error {
 }
 
 func (w *Writer) syncAll() error {
+	if w.opts.NoSync && !w.opts.SyncEveryRecord {
+		return nil
+	}
 	for _, f := range []*outFile{w.meta, w.data, w.index} {
 		if f == nil {
 			continue
@@ -746,6 +769,25 @@ func (w *Writer) Skipped(t pmapi.Timestamp) error {
 		w.lastIndexed = true
 	}
 	w.metaMark = w.meta.off
+	return nil
+}
+
+// PutIndexEntry writes e to the temporal index as it is, for a Writer
+// with IndexByCaller whose caller keeps an index policy of its own
+// (pmlogreduce's entries point in front of a record and the metadata
+// put for it, and its closing entry at the ends of the files). The last
+// record then counts as indexed: Close adds no closing entry.
+func (w *Writer) PutIndexEntry(e IndexEntry) error {
+	if err := w.check(); err != nil {
+		return err
+	}
+	if err := w.checkStamp(e.Stamp); err != nil {
+		return err
+	}
+	if err := w.putIndex(e); err != nil {
+		return err
+	}
+	w.lastIndexed = true
 	return nil
 }
 
@@ -1040,7 +1082,7 @@ func (w *Writer) checkStamp(t pmapi.Timestamp) error {
 	if w.version == 2 && (t.Sec < 0 || t.Sec > math.MaxInt32) {
 		return encodeErr("time %d does not fit a version 2 archive", t.Sec)
 	}
-	if t.Nsec < 0 || t.Nsec >= 1e9 {
+	if t.Nsec < 0 || t.Nsec > 1e9 || t.Nsec == 1e9 && !w.opts.CarryStamps {
 		return encodeErr("nanoseconds %d out of range", t.Nsec)
 	}
 	return nil
@@ -1131,7 +1173,7 @@ func (w *Writer) createFirst(rec []byte, e IndexEntry) error {
 	if w.index, err = w.commitFile(xf); err != nil {
 		return w.fail(err)
 	}
-	syncDir(filepath.Dir(w.base))
+	w.syncDir(filepath.Dir(w.base))
 	return nil
 }
 
@@ -1157,7 +1199,7 @@ func (w *Writer) putIndex(e IndexEntry) error {
 	if err != nil {
 		return w.fail(err)
 	}
-	syncDir(filepath.Dir(w.base))
+	w.syncDir(filepath.Dir(w.base))
 	w.index = f
 	return nil
 }

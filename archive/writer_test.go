@@ -1294,3 +1294,80 @@ func emptyMeta(base string, err error) bool {
 	}
 	return false
 }
+
+// TestWriterPutIndexEntry: a caller with IndexByCaller writes its own
+// entries, as they are, and Close adds no closing entry after one.
+func TestWriterPutIndexEntry(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "c")
+	p := pmapi.NewPMID(245, 0, 1)
+	w := newTestWriter(t, base, WriterOptions{Version: 3, IndexByCaller: true})
+	ts := func(s int64) pmapi.Timestamp { return pmapi.Timestamp{Sec: 1700000000 + s} }
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(w.PutDesc(pmapi.Desc{PMID: p, Type: pmapi.TypeU32, InDom: pmapi.InDomNull, Sem: pmapi.SemInstant}, []string{"a.b"}))
+	meta, data := w.Offsets()
+	must(w.PutResult(u32Result(ts(0), p, 0)))
+	must(w.PutIndexEntry(IndexEntry{Stamp: ts(0), MetaOff: meta, DataOff: data})) // in front of the record
+	must(w.PutResult(u32Result(ts(1), p, 0)))
+	must(w.PutMark(ts(2)))
+	meta, data = w.Offsets()
+	must(w.PutIndexEntry(IndexEntry{Stamp: ts(1), MetaOff: meta, DataOff: data})) // at the ends
+	must(w.Close())
+	a, err := Open(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	lab := int64(LabelSizeV3)
+	want := []IndexEntry{
+		{Stamp: ts(0), MetaOff: meta, DataOff: lab},
+		{Stamp: ts(1), MetaOff: meta, DataOff: data},
+	}
+	if d := cmp.Diff(want, a.Index()); d != "" {
+		t.Errorf("index (-want +got):\n%s", d)
+	}
+}
+
+// TestWriterCarryStamps: a time whose nanoseconds are exactly 1e9 is
+// refused, unless CarryStamps, when it is written as it is.
+func TestWriterCarryStamps(t *testing.T) {
+	p := pmapi.NewPMID(245, 0, 1)
+	carry := pmapi.Timestamp{Sec: 1700000000, Nsec: 1e9}
+	for _, on := range []bool{false, true} {
+		base := filepath.Join(t.TempDir(), "c")
+		w := newTestWriter(t, base, WriterOptions{Version: 3, CarryStamps: on})
+		if err := w.PutDesc(pmapi.Desc{PMID: p, Type: pmapi.TypeU32, InDom: pmapi.InDomNull, Sem: pmapi.SemInstant}, []string{"a.b"}); err != nil {
+			t.Fatal(err)
+		}
+		err := w.PutResult(u32Result(carry, p, 7))
+		if !on {
+			if err == nil {
+				t.Error("a time of x.1000000000 written without CarryStamps")
+			}
+			w.Abandon()
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		a, err := Open(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := a.NewCursor().Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Stamp != carry {
+			t.Errorf("record stamped %v, want %v", r.Stamp, carry)
+		}
+		a.Close()
+	}
+}

@@ -100,3 +100,15 @@ func (t *Tool) Help(args []string) string {
 	}
 	return ""
 }
+
+// WriteUsage writes what a tool writes on a command-line error: the
+// messages it gathered with pmprintf (notes, each ended by a newline),
+// then its usage message, then its extensions when args ask for --help in
+// full.
+func (t *Tool) WriteUsage(w io.Writer, notes []string, usage string, args []string) {
+	for _, n := range notes {
+		io.WriteString(w, n)
+	}
+	io.WriteString(w, usage)
+	t.WriteExtensions(w, args)
+}

@@ -158,15 +158,7 @@ func TestInteropRewrite(t *testing.T) {
 // compareDirs requires the same files with the same bytes.
 func compareDirs(t *testing.T, rdir, gdir string) {
 	t.Helper()
-	names := func(dir string) []string {
-		ents, _ := os.ReadDir(dir)
-		var out []string
-		for _, e := range ents {
-			out = append(out, e.Name())
-		}
-		return out
-	}
-	rn, gn := names(rdir), names(gdir)
+	rn, gn := testenv.FileNames(rdir), testenv.FileNames(gdir)
 	if d := cmp.Diff(rn, gn); d != "" {
 		t.Errorf("files -real +pcpkit:\n%s", d)
 		return

@@ -108,11 +108,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		errs++
 	}
 	if errs > 0 {
-		for _, n := range notes {
-			io.WriteString(stderr, n)
-		}
-		io.WriteString(stderr, usage)
-		CLI.WriteExtensions(stderr, args)
+		CLI.WriteUsage(stderr, notes, usage, args)
 		return 1
 	}
 	o.Input = operands[0]

@@ -895,3 +895,14 @@ func CompareMain(t *testing.T, tool string, main Main, dir string, args []string
 	out, errs, rc := RunMain(t, main, dir, args, env...)
 	CompareRun(t, tool, tool+" "+strings.Join(args, " "), string(wout), string(werr), wrc, out, errs, rc)
 }
+
+// FileNames lists the names of the entries of dir, sorted (none when it
+// cannot be read): what a tool left in its output directory.
+func FileNames(dir string) []string {
+	ents, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/pcpkit/pcpkit/internal/dumplog"
 	"github.com/pcpkit/pcpkit/internal/logcheck"
 	"github.com/pcpkit/pcpkit/internal/logextract"
+	"github.com/pcpkit/pcpkit/internal/logreduce"
 	"github.com/pcpkit/pcpkit/internal/logrewrite"
 	"github.com/pcpkit/pcpkit/internal/logsummary"
 	"github.com/pcpkit/pcpkit/internal/pminfo"
@@ -24,6 +25,7 @@ var Tools = []*cli.Tool{
 	&pminfo.CLI,
 	&logcheck.CLI,
 	&logextract.CLI,
+	&logreduce.CLI,
 	&logrewrite.CLI,
 	&pmlogger.CLI,
 	&logsummary.CLI,
