@@ -47,7 +47,11 @@ type Options struct {
 	TZ                    *string // -Z
 	Raw                   bool    // -r: counters not converted to rates
 	Metrics               []string
-	Stderr                io.Writer // the derived metrics' warnings
+	// SkipInvalid leaves out the metrics pmrep refuses (of types it
+	// cannot report, not in the archive, bad derivations) instead of
+	// failing: what reporting every metric of an archive needs.
+	SkipInvalid bool
+	Stderr      io.Writer // the derived metrics' warnings
 }
 
 // Column is one column of the report: an instance of a metric (or its
@@ -272,88 +276,99 @@ func (r *Sampler) addMetrics() error {
 			return fmt.Errorf("Invalid metric %s (PM_ERR_NAME Unknown metric name).\n", spec)
 		}
 		for _, name := range leaves {
-			pmid, err := r.c.LookupName(name)
-			if dm, ok := r.reg.Lookup(name); ok && dm.Anon && pmid == dm.PMID {
-				// an anonymous metric: never in an archive
-				if !anon[name] {
-					anon[name] = true
-					r.Metrics = append(r.Metrics, &Metric{Name: name, PMID: pmapi.PMIDNull,
-						Desc: pmapi.Desc{PMID: pmapi.PMIDNull, Type: pmapi.TypeU32, InDom: pmapi.InDomNull, Sem: pmapi.SemDiscrete},
-						Cols: []Column{{Inst: pmapi.InstNull}}, Vals: make([]Value, 1)})
-					r.pmids = append(r.pmids, pmapi.PMIDNull)
-				}
-				continue
+			if err := r.addLeaf(name, seen, anon); err != nil && !r.o.SkipInvalid {
+				return err
 			}
-			if err != nil {
-				return invalidMetric(name, pmapi.ErrName)
-			}
-			if seen[pmid] {
-				continue
-			}
-			d, err := r.c.Desc(pmid)
-			if err != nil {
-				if derive.IsDerived(pmid) {
-					return invalidMetric(name, pmapi.ErrBadDerive)
-				}
-				return fmt.Errorf("Invalid metric %s (PM_ERR_PMID_LOG Metric not defined in the PCP archive log).\n", name)
-			}
-			switch d.Type {
-			case pmapi.Type32, pmapi.TypeU32, pmapi.Type64, pmapi.TypeU64, pmapi.TypeFloat, pmapi.TypeDouble, pmapi.TypeString:
-			default:
-				return fmt.Errorf("Invalid metric %s (PM_ERR_TYPE Unknown or illegal metric type).\n", name)
-			}
-			seen[pmid] = true
-			m := &Metric{Name: name, PMID: pmid, Desc: d}
-			if d.InDom == pmapi.InDomNull {
-				m.Cols = []Column{{Inst: pmapi.InstNull}}
-			} else {
-				hist := meta.InDomHistory(d.InDom)
-				if len(hist) == 0 {
-					return fmt.Errorf("Invalid metric %s (PM_ERR_INDOM_LOG Instance domain identifier not defined in the PCP archive log).\n", name)
-				}
-				for _, p := range unionPairs(hist) {
-					m.Cols = append(m.Cols, Column{Inst: p.id, Name: p.name})
-				}
-				if len(m.Cols) == 0 {
-					m.Cols = []Column{{Inst: pmapi.InstNull}}
-				}
-			}
-			m.Vals = make([]Value, len(m.Cols))
-			// pmrep's scale: the units, " / s" added for a counter
-			// converted to a rate; the fetchgroup converts counters
-			// to rates when that is empty (no scale), and otherwise
-			// as the scale's dimensions say.
-			units := d.Units.String()
-			m.OType = d.Type
-			m.timeConv, m.timeMult = 1, 1
-			counter := d.Sem == pmapi.SemCounter
-			if counter && !r.o.Raw && d.Type != pmapi.TypeString {
-				m.OType = pmapi.TypeDouble
-				if strings.Contains(units, "/") {
-					m.convert = true
-				} else {
-					m.rate = true
-					if d.Units.DimTime == 1 && d.Units.DimSpace == 0 && d.Units.DimCount == 0 {
-						// "ms/s" and the like: pmParseUnitsStr
-						// cancels the time dimension into a
-						// multiplier, which the fetchgroup scales
-						// to nanoseconds, and pmConvScale scales
-						// the value to nanoseconds.
-						m.timeConv, m.timeMult = timeScaling(d.Units.ScaleTime)
-					}
-				}
-			} else if units == "" {
-				m.rate = counter
-			} else {
-				m.convert = true
-			}
-			r.Metrics = append(r.Metrics, m)
-			r.pmids = append(r.pmids, pmid)
 		}
 	}
 	if len(r.Metrics) == 0 {
 		return errors.New("No compatible metrics found.\n")
 	}
+	return nil
+}
+
+// addLeaf adds the metric name (a leaf of a specification) unless it is
+// there already (seen: by PMID; anon: libpcp's anonymous metrics, by
+// name), or returns pmrep's complaint about it.
+func (r *Sampler) addLeaf(name string, seen map[pmapi.PMID]bool, anon map[string]bool) error {
+	meta := r.c.Meta()
+	pmid, err := r.c.LookupName(name)
+	if dm, ok := r.reg.Lookup(name); ok && dm.Anon && pmid == dm.PMID {
+		// an anonymous metric: never in an archive
+		if !anon[name] {
+			anon[name] = true
+			r.Metrics = append(r.Metrics, &Metric{Name: name, PMID: pmapi.PMIDNull,
+				Desc: pmapi.Desc{PMID: pmapi.PMIDNull, Type: pmapi.TypeU32, InDom: pmapi.InDomNull, Sem: pmapi.SemDiscrete},
+				Cols: []Column{{Inst: pmapi.InstNull}}, Vals: make([]Value, 1)})
+			r.pmids = append(r.pmids, pmapi.PMIDNull)
+		}
+		return nil
+	}
+	if err != nil {
+		return invalidMetric(name, pmapi.ErrName)
+	}
+	if seen[pmid] {
+		return nil
+	}
+	d, err := r.c.Desc(pmid)
+	if err != nil {
+		if derive.IsDerived(pmid) {
+			return invalidMetric(name, pmapi.ErrBadDerive)
+		}
+		return fmt.Errorf("Invalid metric %s (PM_ERR_PMID_LOG Metric not defined in the PCP archive log).\n", name)
+	}
+	switch d.Type {
+	case pmapi.Type32, pmapi.TypeU32, pmapi.Type64, pmapi.TypeU64, pmapi.TypeFloat, pmapi.TypeDouble, pmapi.TypeString:
+	default:
+		return fmt.Errorf("Invalid metric %s (PM_ERR_TYPE Unknown or illegal metric type).\n", name)
+	}
+	seen[pmid] = true
+	m := &Metric{Name: name, PMID: pmid, Desc: d}
+	if d.InDom == pmapi.InDomNull {
+		m.Cols = []Column{{Inst: pmapi.InstNull}}
+	} else {
+		hist := meta.InDomHistory(d.InDom)
+		if len(hist) == 0 {
+			return fmt.Errorf("Invalid metric %s (PM_ERR_INDOM_LOG Instance domain identifier not defined in the PCP archive log).\n", name)
+		}
+		for _, p := range unionPairs(hist) {
+			m.Cols = append(m.Cols, Column{Inst: p.id, Name: p.name})
+		}
+		if len(m.Cols) == 0 {
+			m.Cols = []Column{{Inst: pmapi.InstNull}}
+		}
+	}
+	m.Vals = make([]Value, len(m.Cols))
+	// pmrep's scale: the units, " / s" added for a counter
+	// converted to a rate; the fetchgroup converts counters
+	// to rates when that is empty (no scale), and otherwise
+	// as the scale's dimensions say.
+	units := d.Units.String()
+	m.OType = d.Type
+	m.timeConv, m.timeMult = 1, 1
+	counter := d.Sem == pmapi.SemCounter
+	if counter && !r.o.Raw && d.Type != pmapi.TypeString {
+		m.OType = pmapi.TypeDouble
+		if strings.Contains(units, "/") {
+			m.convert = true
+		} else {
+			m.rate = true
+			if d.Units.DimTime == 1 && d.Units.DimSpace == 0 && d.Units.DimCount == 0 {
+				// "ms/s" and the like: pmParseUnitsStr
+				// cancels the time dimension into a
+				// multiplier, which the fetchgroup scales
+				// to nanoseconds, and pmConvScale scales
+				// the value to nanoseconds.
+				m.timeConv, m.timeMult = timeScaling(d.Units.ScaleTime)
+			}
+		}
+	} else if units == "" {
+		m.rate = counter
+	} else {
+		m.convert = true
+	}
+	r.Metrics = append(r.Metrics, m)
+	r.pmids = append(r.pmids, pmid)
 	return nil
 }
 
