@@ -11,6 +11,7 @@ import (
 	"github.com/pcpkit/pcpkit/internal/logextract"
 	"github.com/pcpkit/pcpkit/internal/logrewrite"
 	"github.com/pcpkit/pcpkit/internal/logsummary"
+	"github.com/pcpkit/pcpkit/internal/pcp2arrow"
 	"github.com/pcpkit/pcpkit/internal/pminfo"
 	"github.com/pcpkit/pcpkit/internal/pmlogger"
 	"github.com/pcpkit/pcpkit/internal/pmprobe"
@@ -27,6 +28,7 @@ var Tools = []*cli.Tool{
 	&logrewrite.CLI,
 	&pmlogger.CLI,
 	&logsummary.CLI,
+	&pcp2arrow.CLI,
 	&pmprobe.CLI,
 	&pmreplay.CLI,
 	&pmval.CLI,
