@@ -195,3 +195,58 @@ func compareWide(tb table, csv string, zone *pcptime.Zone, prec, max int) []stri
 // splitCSV splits a line of pmrep's CSV at its commas (its strings have
 // none: pmrep replaces them).
 func splitCSV(line string) []string { return strings.Split(line, ",") }
+
+// longQuery is the query that reads a long file whole, in its order: the
+// timestamp as nanoseconds since the epoch, then the other columns.
+func longQuery(file string) string {
+	return `SELECT epoch_ns("timestamp")::VARCHAR AS ts, * EXCLUDE ("timestamp") FROM read_parquet(` + sqlString(file) + `)`
+}
+
+// compareLong compares DuckDB's reading of a long file (tb, from
+// longQuery) with pmrep's CSV (prec digits, times in zone): a row for
+// each numeric field pmrep printed, in the CSV's order (line by line,
+// column by column), with that field's time, column (metric, instance),
+// value, and host. It returns the differences, at most max of them.
+func compareLong(tb table, csv, host string, zone *pcptime.Zone, prec, max int) []string {
+	var diffs []string
+	add := func(f string, args ...any) bool {
+		diffs = append(diffs, fmt.Sprintf(f, args...))
+		return len(diffs) >= max
+	}
+	if want := []string{"ts", "host", "metric", "instance", "value"}; strings.Join(tb.Columns, ",") != strings.Join(want, ",") {
+		return []string{fmt.Sprintf("columns %q, want %q", tb.Columns, want)}
+	}
+	lines := strings.Split(strings.TrimSuffix(csv, "\n"), "\n")
+	header := splitCSV(lines[0])
+	r := 0
+	for _, line := range lines[1:] {
+		fields := splitCSV(line)
+		for k := 1; k < len(fields); k++ {
+			f := fields[k]
+			if f == "" || strings.HasPrefix(f, `"`) {
+				continue // no value, or a string: no row
+			}
+			if r >= len(tb.Rows) {
+				return append(diffs, fmt.Sprintf("%d Parquet rows, more numeric fields in the CSV", len(tb.Rows)))
+			}
+			row := tb.Rows[r]
+			r++
+			ns, _ := strconv.ParseInt(row[0].(string), 10, 64)
+			c := zone.Civil(ns / 1e9)
+			t := fmt.Sprintf("%04d-%02d-%02d %02d:%02d:%02d", c.Year, c.Month, c.Day, c.Hour, c.Minute, c.Second)
+			col, _ := row[2].(string)
+			if inst, ok := row[3].(string); ok {
+				col += "[" + inst + "]"
+			}
+			if t != fields[0] || `"`+csvName(col)+`"` != header[k] || row[1] != host || !sameNumber("DOUBLE", row[4], f, prec) {
+				if add("row %d: Parquet %v, pmrep %s %s %s (host %s)", r-1, row, fields[0], header[k], f, host) {
+					return diffs
+				}
+			}
+		}
+	}
+	if r != len(tb.Rows) {
+		diffs = append(diffs, fmt.Sprintf("%d Parquet rows, %d numeric fields in the CSV", len(tb.Rows), r))
+	}
+	return diffs
+}

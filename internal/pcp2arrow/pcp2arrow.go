@@ -5,27 +5,35 @@
 // The wide layout (upstream pcp2arrow's, the default) has a timestamp
 // column and one column per metric instance, one row per sample that
 // `pmrep -a ARCH -o csv` prints for the same options, null where pmrep
-// prints an empty field (wide.go). Row groups are written as samples
-// arrive: memory does not grow with the archive's length. See
+// prints an empty field (wide.go). The long layout has a row per value
+// (long.go). With --each, every archive of the -a arguments is written
+// into a Hive-partitioned dataset, host=H/date=YYYY-MM-DD/part-ID.parquet
+// (dataset.go), one archive after the other, --shard K/N taking a share
+// of them. Row groups are written as samples arrive: memory does not
+// grow with the archive's length nor with the number of archives. See
 // docs/pcp2arrow.md.
 package pcp2arrow
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/pcpkit/pcpkit/internal/each"
 	"github.com/pcpkit/pcpkit/internal/getopt"
 	"github.com/pcpkit/pcpkit/internal/sampler"
 	"github.com/pcpkit/pcpkit/internal/version"
+	"github.com/pcpkit/pcpkit/pmapi"
 )
 
 const shortOpts = "a:A:c:D:h:i:J:jK:Lno:O:rRs:S:t:T:zZ:8:9:V?"
 
 const (
 	optLayout = 1000 + iota
-	optUnsupported
+	optEach
+	optShard
 )
 
 var longOpts = []getopt.Long{
@@ -45,6 +53,8 @@ var longOpts = []getopt.Long{
 	{Name: "hostzone", Short: 'z'},
 	{Name: "timezone", HasArg: true, Short: 'Z'},
 	{Name: "layout", HasArg: true, Short: optLayout, Exact: true},
+	{Name: "each", Short: optEach, Exact: true},
+	{Name: "shard", HasArg: true, Short: optShard, Exact: true},
 	{Name: "version", Short: 'V'},
 	{Name: "help", Short: '?'},
 }
@@ -75,7 +85,7 @@ Not implemented (refused): -A, -c, -h, -i, -J, -j, -K, -L, -n, -R, -8, -9.
 `
 
 type options struct {
-	archive               string
+	archives              []string // -a, repeatable with --each
 	outfile               string
 	interval              string
 	start, finish, origin *string
@@ -84,6 +94,8 @@ type options struct {
 	tz                    *string
 	raw                   bool
 	layout                string
+	each                  bool
+	shardK, shardN        int // --shard K/N (shardN 0: none)
 	version, help         bool
 	metrics               []string
 }
@@ -106,11 +118,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		io.WriteString(stderr, usage)
 		return 1
 	}
-	if err := export(o, stdout, stderr); err != nil {
-		fmt.Fprint(stderr, err.Error())
-		return 1
-	}
-	return 0
+	return export(o, stdout, stderr)
 }
 
 func parse(args []string) (*options, string) {
@@ -125,7 +133,7 @@ func parse(args []string) (*options, string) {
 		arg := ev.Arg
 		switch ev.Short {
 		case 'a':
-			o.archive = arg
+			o.archives = append(o.archives, arg)
 		case 'D':
 			if !getopt.ValidDebug(arg) {
 				fmt.Fprintf(&errs, "pcp2arrow: unrecognized debug options specification (%s)\n", arg)
@@ -157,6 +165,14 @@ func parse(args []string) (*options, string) {
 				fmt.Fprintf(&errs, "pcp2arrow: --layout is wide or long, not %q\n", arg)
 			}
 			o.layout = arg
+		case optEach:
+			o.each = true
+		case optShard:
+			k, n, ok := each.ParseShard(arg)
+			if !ok {
+				fmt.Fprintf(&errs, "pcp2arrow: --shard requires K/N with 0 <= K < N, not %q\n", arg)
+			}
+			o.shardK, o.shardN = k, n
 		case 'V':
 			o.version = true
 		case '?':
@@ -170,8 +186,14 @@ func parse(args []string) (*options, string) {
 	}
 	if errs.Len() == 0 {
 		switch {
-		case o.archive == "":
+		case len(o.archives) == 0:
 			errs.WriteString("pcp2arrow: an archive (-a) is required\n")
+		case len(o.archives) > 1 && !o.each:
+			errs.WriteString("pcp2arrow: -a given more than once (a comma-separated list is one archive context; --each exports each)\n")
+		case o.each && (o.outfile == "" || o.outfile == "-"):
+			errs.WriteString("pcp2arrow: --each requires -o DIR\n")
+		case o.shardN > 0 && !o.each:
+			errs.WriteString("pcp2arrow: --shard requires --each\n")
 		case o.hostzone && o.tz != nil:
 			errs.WriteString("pcp2arrow: at most one of -Z and -z allowed\n")
 		}
@@ -197,10 +219,44 @@ func nonNegative(s string) (int, bool) {
 	return n, true
 }
 
-// export writes the archive of o as Parquet to o.outfile (or stdout).
-func export(o *options, stdout, stderr io.Writer) error {
+// export writes the archive of o as Parquet to o.outfile (or stdout), or
+// with --each, each archive into the dataset o.outfile. It returns the
+// exit status.
+func export(o *options, stdout, stderr io.Writer) int {
+	if !o.each {
+		if err := exportFile(o, o.archives[0], stdout, stderr); err != nil {
+			fmt.Fprint(stderr, err.Error())
+			return 1
+		}
+		return 0
+	}
+	names, status := each.Expand(o.archives, func(format string, a ...any) {
+		fmt.Fprintf(stderr, "pcp2arrow: "+format+"\n", a...)
+	})
+	for _, a := range names {
+		if o.shardN > 0 && each.Shard(a, o.shardN) != o.shardK {
+			continue
+		}
+		switch err := exportDataset(o, a, stderr); {
+		case errors.Is(err, sampler.ErrNoMetrics):
+			fmt.Fprintf(stderr, "pcp2arrow: %s: none of the metrics, skipped\n", a)
+		case err != nil:
+			msg := err.Error()
+			if !strings.HasPrefix(msg, "Cannot open archive ") {
+				msg = "pcp2arrow: " + a + ": " + strings.TrimPrefix(msg, "pcp2arrow: ")
+			}
+			fmt.Fprint(stderr, msg)
+			status = 1
+		}
+	}
+	return status
+}
+
+// openSampler opens archive for o's metrics. With --each, the metrics an
+// archive does not have are left out.
+func openSampler(o *options, archive string, stderr io.Writer) (*sampler.Sampler, error) {
 	so := &sampler.Options{
-		Prog: "pcp2arrow", Archive: o.archive, Interval: o.interval,
+		Prog: "pcp2arrow", Archive: archive, Interval: o.interval,
 		Start: o.start, Finish: o.finish, Origin: o.origin, Samples: o.samples,
 		HostZone: o.hostzone, TZ: o.tz, Raw: o.raw, Metrics: o.metrics, Stderr: stderr,
 	}
@@ -208,7 +264,13 @@ func export(o *options, stdout, stderr io.Writer) error {
 		// every metric pmrep can report
 		so.Metrics, so.SkipInvalid = []string{""}, true
 	}
-	s, err := sampler.Open(so)
+	so.SkipInvalid = so.SkipInvalid || o.each
+	return sampler.Open(so)
+}
+
+// exportFile writes archive to the file o.outfile (or stdout).
+func exportFile(o *options, archive string, stdout, stderr io.Writer) error {
+	s, err := openSampler(o, archive, stderr)
 	if err != nil {
 		return err
 	}
@@ -221,7 +283,10 @@ func export(o *options, stdout, stderr io.Writer) error {
 		}
 		out, closeOut = f, f.Close
 	}
-	err = writeSamples(s, o, out)
+	w, err := newLayout(s, o, true)(out)
+	if err == nil {
+		err = writeSamples(s, w)
+	}
 	if cerr := closeOut(); err == nil && cerr != nil {
 		err = fmt.Errorf("pcp2arrow: %v\n", cerr)
 	}
@@ -231,21 +296,36 @@ func export(o *options, stdout, stderr io.Writer) error {
 	return err
 }
 
-// writeSamples writes every sample of s to out in o's layout.
-func writeSamples(s *sampler.Sampler, o *options, out io.Writer) error {
-	w, err := newWide(s.Metrics, out)
+// exportDataset writes archive into the dataset under o.outfile.
+func exportDataset(o *options, archive string, stderr io.Writer) error {
+	s, err := openSampler(o, archive, stderr)
 	if err != nil {
 		return err
 	}
+	defer s.Close()
+	return writeSamples(s, &partitioned{dir: o.outfile, host: s.Label().Hostname, part: partID(archive), open: newLayout(s, o, false)})
+}
+
+// layoutWriter writes samples in a layout: add writes the sample at ts
+// (the values in the sampler's metrics), close ends the file.
+type layoutWriter interface {
+	add(ts pmapi.Timestamp) error
+	close() error
+}
+
+// writeSamples writes every sample of s with w, and closes w.
+func writeSamples(s *sampler.Sampler, w layoutWriter) error {
 	for {
 		ts, ok, err := s.Next()
 		if err != nil {
+			w.close()
 			return err
 		}
 		if !ok {
 			break
 		}
 		if err := w.add(ts); err != nil {
+			w.close()
 			return err
 		}
 	}

@@ -135,7 +135,7 @@ func TestWideAsPmreplay(t *testing.T) {
 			if rc := pmreplay.Main(append([]string{"-P", "9"}, args...), &csv, &errb); rc != 0 {
 				t.Fatalf("pmreplay %v: exit %d: %s", args, rc, errb.String())
 			}
-			tb, groups := readParquet(t, exportFile(t, args...))
+			tb, groups := readParquet(t, runExport(t, args...))
 			if diffs := compareWide(tb, csv.String(), pcptime.LoadZone("UTC"), 9, 10); len(diffs) > 0 {
 				t.Errorf("%s %v: differs from pmreplay:\n%v", name, opts, diffs)
 			}

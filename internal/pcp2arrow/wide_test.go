@@ -13,9 +13,9 @@ import (
 	"github.com/pcpkit/pcpkit/replay"
 )
 
-// exportFile runs pcp2arrow in process with args and -o a file in a temporary
+// runExport runs pcp2arrow in process with args and -o a file in a temporary
 // directory, and returns the file.
-func exportFile(t *testing.T, args ...string) string {
+func runExport(t *testing.T, args ...string) string {
 	t.Helper()
 	testenv.Setenv(t)
 	file := filepath.Join(t.TempDir(), "out.parquet")
@@ -99,7 +99,7 @@ func TestInteropWideDuckDB(t *testing.T) {
 				t.Errorf("%s: pmrep exit %d: %s", name, wrc, werr)
 				continue
 			}
-			file := exportFile(t, args...)
+			file := runExport(t, args...)
 			zone := pcptime.LoadZone("UTC")
 			for i, o := range opts {
 				switch o {
@@ -119,4 +119,44 @@ func TestInteropWideDuckDB(t *testing.T) {
 		t.Errorf("only %d comparisons", n)
 	}
 	t.Logf("%d files compared with pmrep, every cell", n)
+}
+
+// TestInteropLongDuckDB is the proof of the long layout: DuckDB's reading
+// of pcp2arrow --layout=long has a row for every numeric field of the real
+// `pmrep -a ARCH -o csv -P 9`, in its order, with its time, metric,
+// instance and value (within a relative 1e-6 or pmrep's rounding), and
+// the archive's host.
+func TestInteropLongDuckDB(t *testing.T) {
+	if !testenv.Interop() {
+		t.Skip("PCP_INTEROP=1 compares with the real pmrep")
+	}
+	pmrep := testenv.RealTool(t, "pmrep")
+	duck := duckDB(t)
+	const prec = 9
+	n := 0
+	for _, a := range wideArchives(t) {
+		names, _ := reportable(t, a)
+		c, err := replay.Open(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		host := c.Label().Hostname
+		c.Close()
+		for _, opts := range [][]string{{"-t", "13"}, {"-t", "1.5", "-r"}, {"-t", "4", "-S", "+3", "-T", "+40"}} {
+			args := append(append([]string{"-a", a}, opts...), names...)
+			name := filepath.Base(a) + " " + strings.Join(opts, " ")
+			real := append([]string{pmrep, "-o", "csv", "-P", strconv.Itoa(prec)}, args...)
+			wout, werr, wrc := testenv.RunCommand(t, "", testenv.RealEnv(), "/usr/bin/python3", real...)
+			if wrc != 0 {
+				t.Errorf("%s: pmrep exit %d: %s", name, wrc, werr)
+				continue
+			}
+			file := runExport(t, append([]string{"--layout=long"}, args...)...)
+			if diffs := compareLong(duck(longQuery(file)), string(wout), host, pcptime.LoadZone("UTC"), prec, 10); len(diffs) > 0 {
+				t.Errorf("%s: DuckDB's reading of --layout=long differs from pmrep -o csv:\n%s", name, strings.Join(diffs, "\n"))
+			}
+			n++
+		}
+	}
+	t.Logf("%d long files compared with pmrep, every value", n)
 }

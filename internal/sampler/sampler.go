@@ -47,9 +47,11 @@ type Options struct {
 	TZ                    *string // -Z
 	Raw                   bool    // -r: counters not converted to rates
 	Metrics               []string
-	// SkipInvalid leaves out the metrics pmrep refuses (of types it
-	// cannot report, not in the archive, bad derivations) instead of
-	// failing: what reporting every metric of an archive needs.
+	// SkipInvalid leaves out the metrics pmrep refuses (unknown names,
+	// types it cannot report, not in the archive, bad derivations)
+	// instead of failing: what reporting every metric of an archive, or
+	// the same metrics of many archives, needs. ErrNoMetrics when none is
+	// left.
 	SkipInvalid bool
 	Stderr      io.Writer // the derived metrics' warnings
 }
@@ -121,6 +123,9 @@ type indomCache struct {
 	refreshed bool
 	insts     map[int32]bool
 }
+
+// ErrNoMetrics is pmrep's complaint when no metric is left to report.
+var ErrNoMetrics = errors.New("No compatible metrics found.\n")
 
 // Open opens o.Archive and resolves the time window, the interval and the
 // metrics as pmrep does. Its errors are pmrep's messages (ending in a
@@ -273,6 +278,9 @@ func (r *Sampler) addMetrics() error {
 	for _, spec := range r.o.Metrics {
 		leaves := tree.Traverse(spec)
 		if len(leaves) == 0 {
+			if r.o.SkipInvalid {
+				continue
+			}
 			return fmt.Errorf("Invalid metric %s (PM_ERR_NAME Unknown metric name).\n", spec)
 		}
 		for _, name := range leaves {
@@ -282,7 +290,7 @@ func (r *Sampler) addMetrics() error {
 		}
 	}
 	if len(r.Metrics) == 0 {
-		return errors.New("No compatible metrics found.\n")
+		return ErrNoMetrics
 	}
 	return nil
 }
