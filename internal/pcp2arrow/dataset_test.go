@@ -72,11 +72,7 @@ func fleetArchives(t *testing.T) []string {
 // numbers computed from the real `pmrep -a ARCH -o csv` of each archive;
 // and every file's samples are on its directory's date.
 func TestInteropDatasetDuckDB(t *testing.T) {
-	if !testenv.Interop() {
-		t.Skip("PCP_INTEROP=1 compares with the real pmrep")
-	}
-	pmrep := testenv.RealTool(t, "pmrep")
-	duck := duckDB(t)
+	pmrep, duck := interop(t)
 	all := fleetArchives(t)
 	opts := []string{"-t", "30"}
 	want := map[[2]string]*agg{}

@@ -85,19 +85,13 @@ Not implemented (refused): -A, -c, -h, -i, -J, -j, -K, -L, -n, -R, -8, -9.
 `
 
 type options struct {
-	archives              []string // -a, repeatable with --each
-	outfile               string
-	interval              string
-	start, finish, origin *string
-	samples               int // -1: not given
-	hostzone              bool
-	tz                    *string
-	raw                   bool
-	layout                string
-	each                  bool
-	shardK, shardN        int // --shard K/N (shardN 0: none)
-	version, help         bool
-	metrics               []string
+	sampler.Options          // -t, -S, -T, -O, -s, -z, -Z, -r, metrics
+	archives        []string // -a, repeatable with --each
+	outfile         string
+	layout          string
+	each            bool
+	shardK, shardN  int // --shard K/N (shardN 0: none)
+	version, help   bool
 }
 
 // Main runs pcp2arrow with args (without the program name) and returns the
@@ -122,7 +116,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 }
 
 func parse(args []string) (*options, string) {
-	o := &options{samples: -1, layout: "wide"}
+	o := &options{Options: sampler.Options{Samples: -1}, layout: "wide"}
 	evs, operands := getopt.ParseEvents(args, shortOpts, longOpts)
 	var errs strings.Builder
 	for _, ev := range evs {
@@ -131,6 +125,12 @@ func parse(args []string) (*options, string) {
 			continue
 		}
 		arg := ev.Arg
+		if ok, msg := o.ParseOption(ev.Short, arg); ok {
+			if msg != "" {
+				fmt.Fprintf(&errs, "pcp2arrow: %s\n", msg)
+			}
+			continue
+		}
 		switch ev.Short {
 		case 'a':
 			o.archives = append(o.archives, arg)
@@ -140,26 +140,6 @@ func parse(args []string) (*options, string) {
 			}
 		case 'o':
 			o.outfile = arg
-		case 't':
-			o.interval = arg
-		case 'S':
-			o.start = &arg
-		case 'T':
-			o.finish = &arg
-		case 'O':
-			o.origin = &arg
-		case 's':
-			n, ok := nonNegative(arg)
-			if !ok {
-				fmt.Fprintf(&errs, "pcp2arrow: -s requires a non-negative integer: %q\n", arg)
-			}
-			o.samples = n
-		case 'r':
-			o.raw = true
-		case 'z':
-			o.hostzone = true
-		case 'Z':
-			o.tz = &arg
 		case optLayout:
 			if arg != "wide" && arg != "long" {
 				fmt.Fprintf(&errs, "pcp2arrow: --layout is wide or long, not %q\n", arg)
@@ -194,29 +174,15 @@ func parse(args []string) (*options, string) {
 			errs.WriteString("pcp2arrow: --each requires -o DIR\n")
 		case o.shardN > 0 && !o.each:
 			errs.WriteString("pcp2arrow: --shard requires --each\n")
-		case o.hostzone && o.tz != nil:
+		case o.HostZone && o.TZ != nil:
 			errs.WriteString("pcp2arrow: at most one of -Z and -z allowed\n")
 		}
 	}
 	if errs.Len() > 0 {
 		return nil, errs.String()
 	}
-	o.metrics = operands
+	o.Metrics = operands
 	return o, ""
-}
-
-func nonNegative(s string) (int, bool) {
-	n := 0
-	if s == "" || len(s) > 9 {
-		return 0, false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, true
 }
 
 // export writes the archive of o as Parquet to o.outfile (or stdout), or
@@ -255,17 +221,14 @@ func export(o *options, stdout, stderr io.Writer) int {
 // openSampler opens archive for o's metrics. With --each, the metrics an
 // archive does not have are left out.
 func openSampler(o *options, archive string, stderr io.Writer) (*sampler.Sampler, error) {
-	so := &sampler.Options{
-		Prog: "pcp2arrow", Archive: archive, Interval: o.interval,
-		Start: o.start, Finish: o.finish, Origin: o.origin, Samples: o.samples,
-		HostZone: o.hostzone, TZ: o.tz, Raw: o.raw, Metrics: o.metrics, Stderr: stderr,
-	}
+	so := o.Options
+	so.Prog, so.Archive, so.Stderr = "pcp2arrow", archive, stderr
 	if len(so.Metrics) == 0 {
 		// every metric pmrep can report
 		so.Metrics, so.SkipInvalid = []string{""}, true
 	}
 	so.SkipInvalid = so.SkipInvalid || o.each
-	return sampler.Open(so)
+	return sampler.Open(&so)
 }
 
 // exportFile writes archive to the file o.outfile (or stdout).

@@ -48,6 +48,16 @@ func reportable(t *testing.T, a string) ([]string, string) {
 	return names, c.Label().TZ
 }
 
+// interop skips t unless PCP_INTEROP=1, and returns the real pmrep and
+// DuckDB.
+func interop(t *testing.T) (pmrep string, duck func(sql string) table) {
+	t.Helper()
+	if !testenv.Interop() {
+		t.Skip("PCP_INTEROP=1 compares with the real pmrep")
+	}
+	return testenv.RealTool(t, "pmrep"), duckDB(t)
+}
+
 // wideArchives are the archives the wide layout is compared on: the
 // committed ones, and shared ones with several volumes and compression
 // (20190628.04.03), marks and instance changes (changeinst, gap2,
@@ -74,11 +84,7 @@ func wideArchives(t *testing.T) []string {
 // prints nothing, integers equal, other numbers within a relative 1e-6
 // (or pmrep's rounding), strings equal.
 func TestInteropWideDuckDB(t *testing.T) {
-	if !testenv.Interop() {
-		t.Skip("PCP_INTEROP=1 compares with the real pmrep")
-	}
-	pmrep := testenv.RealTool(t, "pmrep")
-	duck := duckDB(t)
+	pmrep, duck := interop(t)
 	const prec = 9
 	n := 0
 	for _, a := range wideArchives(t) {
@@ -127,11 +133,7 @@ func TestInteropWideDuckDB(t *testing.T) {
 // instance and value (within a relative 1e-6 or pmrep's rounding), and
 // the archive's host.
 func TestInteropLongDuckDB(t *testing.T) {
-	if !testenv.Interop() {
-		t.Skip("PCP_INTEROP=1 compares with the real pmrep")
-	}
-	pmrep := testenv.RealTool(t, "pmrep")
-	duck := duckDB(t)
+	pmrep, duck := interop(t)
 	const prec = 9
 	n := 0
 	for _, a := range wideArchives(t) {

@@ -73,18 +73,12 @@ Options:
 `
 
 type options struct {
-	archive                   string
-	interval                  string
-	start, finish, origin     *string
-	samples                   int // -1: not given
-	hostzone                  bool
-	tz                        *string
+	sampler.Options           // -a, -t, -S, -T, -O, -s, -z, -Z, -r, metrics
 	output                    string
 	precision, precisionForce int // -1: not given
 	delimiter                 string
-	raw, noHeader, json       bool
+	noHeader, json            bool
 	version, help             bool // -V, -?: print and exit 0
-	metrics                   []string
 }
 
 // Main runs pmreplay with args (without the program name) and returns the
@@ -124,7 +118,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 }
 
 func parse(args []string) (*options, string) {
-	o := &options{samples: -1, precision: -1, precisionForce: -1, delimiter: ",", output: "csv"}
+	o := &options{Options: sampler.Options{Samples: -1}, precision: -1, precisionForce: -1, delimiter: ",", output: "csv"}
 	evs, operands := getopt.ParseEvents(args, shortOpts, longOpts)
 	var errs strings.Builder
 	num := func(what, arg string) int {
@@ -141,28 +135,20 @@ func parse(args []string) (*options, string) {
 			continue
 		}
 		arg := ev.Arg
+		if ok, msg := o.ParseOption(ev.Short, arg); ok {
+			if msg != "" {
+				fmt.Fprintf(&errs, "pmreplay: %s\n", msg)
+			}
+			continue
+		}
 		switch ev.Short {
 		case 'a':
-			o.archive = arg
+			o.Archive = arg
 		case 'D':
 			// libpcp's debug options: accepted, and nothing printed
 			if !getopt.ValidDebug(arg) {
 				fmt.Fprintf(&errs, "pmreplay: unrecognized debug options specification (%s)\n", arg)
 			}
-		case 't':
-			o.interval = arg
-		case 'S':
-			o.start = &arg
-		case 'T':
-			o.finish = &arg
-		case 'O':
-			o.origin = &arg
-		case 's':
-			o.samples = num("-s", arg)
-		case 'z':
-			o.hostzone = true
-		case 'Z':
-			o.tz = &arg
 		case 'o':
 			if arg != "csv" {
 				fmt.Fprintf(&errs, "pmreplay: only -o csv is supported (or --json), not %q\n", arg)
@@ -174,8 +160,6 @@ func parse(args []string) (*options, string) {
 			o.precisionForce = num("-0", arg)
 		case 'l':
 			o.delimiter = arg
-		case 'r':
-			o.raw = true
 		case 'H':
 			o.noHeader = true
 		case optJSON:
@@ -191,18 +175,18 @@ func parse(args []string) (*options, string) {
 	}
 	if errs.Len() == 0 {
 		switch {
-		case o.archive == "":
+		case o.Archive == "":
 			errs.WriteString("pmreplay: an archive (-a) is required\n")
 		case len(operands) == 0:
 			errs.WriteString("pmreplay: no metricspec given\n")
-		case o.hostzone && o.tz != nil:
+		case o.HostZone && o.TZ != nil:
 			errs.WriteString("pmreplay: at most one of -Z and -z allowed\n")
 		}
 	}
 	if errs.Len() > 0 {
 		return nil, errs.String()
 	}
-	o.metrics = operands
+	o.Metrics = operands
 	return o, ""
 }
 
@@ -215,11 +199,9 @@ type report struct {
 }
 
 func newReport(o *options, out *bufio.Writer, stderr io.Writer) (*report, error) {
-	s, err := sampler.Open(&sampler.Options{
-		Prog: "pmreplay", Archive: o.archive, Interval: o.interval,
-		Start: o.start, Finish: o.finish, Origin: o.origin, Samples: o.samples,
-		HostZone: o.hostzone, TZ: o.tz, Raw: o.raw, Metrics: o.metrics, Stderr: stderr,
-	})
+	so := o.Options
+	so.Prog, so.Stderr = "pmreplay", stderr
+	s, err := sampler.Open(&so)
 	if err != nil {
 		return nil, err
 	}

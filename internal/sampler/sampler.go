@@ -124,6 +124,38 @@ type indomCache struct {
 	insts     map[int32]bool
 }
 
+// ParseOption applies pmrep's option short (-t, -S, -T, -O, -s, -z,
+// -Z, -r) with its argument arg to o. It returns false for any other
+// option, and a complaint (without the tool's name, nor a newline) for a
+// bad argument.
+func (o *Options) ParseOption(short rune, arg string) (ok bool, complaint string) {
+	switch short {
+	case 't':
+		o.Interval = arg
+	case 'S':
+		o.Start = &arg
+	case 'T':
+		o.Finish = &arg
+	case 'O':
+		o.Origin = &arg
+	case 's':
+		n, err := strconv.Atoi(arg)
+		if err != nil || n < 0 {
+			return true, fmt.Sprintf("-s requires a non-negative integer: %q", arg)
+		}
+		o.Samples = n
+	case 'z':
+		o.HostZone = true
+	case 'Z':
+		o.TZ = &arg
+	case 'r':
+		o.Raw = true
+	default:
+		return false, ""
+	}
+	return true, ""
+}
+
 // ErrNoMetrics is pmrep's complaint when no metric is left to report.
 var ErrNoMetrics = errors.New("No compatible metrics found.\n")
 
