@@ -4,18 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"hash/fnv"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/internal/each"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -41,112 +37,6 @@ func (s *summary) checkExtensions() string {
 	return ""
 }
 
-// parseShard parses "K/N" with 0 <= K < N.
-func parseShard(arg string) (k, n int, ok bool) {
-	ks, ns, found := strings.Cut(arg, "/")
-	if !found {
-		return 0, 0, false
-	}
-	k, err1 := strconv.Atoi(ks)
-	n, err2 := strconv.Atoi(ns)
-	if err1 != nil || err2 != nil || n < 1 || k < 0 || k >= n {
-		return 0, 0, false
-	}
-	return k, n, true
-}
-
-// shardOf is the shard (of n) of an archive: FNV-1a (32 bits) of its name
-// as --each reports it, modulo n. It depends on the name alone, so every
-// member of a fleet job, given the same arguments in any order, agrees.
-func shardOf(name string, n int) int {
-	h := fnv.New32a()
-	h.Write([]byte(name))
-	return int(h.Sum32() % uint32(n))
-}
-
-// hasGlobMeta reports whether s holds a glob metacharacter.
-func hasGlobMeta(s string) bool { return strings.ContainsAny(s, `*?[`) }
-
-// expandEach turns the arguments of --each into the archives to
-// summarise, each once, in argument order:
-//
-//   - a directory stands for every archive under it, at any depth (found
-//     by its .meta file, compressed or not), in lexical order;
-//   - an argument with a glob metacharacter that names no file is
-//     expanded (filepath.Glob, lexical order), each match as an argument:
-//     a directory as above, a file as the archive it belongs to;
-//   - a file is the archive it belongs to (x.0, x.meta.xz: x);
-//   - anything else is one archive context, as without --each: a base
-//     name, or a comma-separated multi-archive list.
-//
-// An archive met twice is summarised once, where it was first met. A
-// directory or glob that gives no archive is complained about.
-func (s *summary) expandEach(args []string) ([]string, int) {
-	var out []string
-	seen := map[string]bool{}
-	status := 0
-	add := func(name string) {
-		if !seen[name] {
-			seen[name] = true
-			out = append(out, name)
-		}
-	}
-	walk := func(dir string) int {
-		n := 0
-		walkArchives(dir, func(base string) {
-			add(base)
-			n++
-		}, func(p string, err error) {
-			s.complain("%s: %s", p, archive.ErrText(err))
-		})
-		return n
-	}
-	for _, a := range args {
-		if !strings.Contains(a, ",") {
-			if st, err := os.Stat(a); err == nil && st.Mode().IsRegular() {
-				// a file of an archive: the archive
-				add(archive.BaseName(a))
-				continue
-			} else if err == nil && st.IsDir() {
-				if walk(a) == 0 {
-					s.complain("no archives in directory %q", a)
-					status = 1
-				}
-				continue
-			} else if err != nil && hasGlobMeta(a) {
-				matches, _ := filepath.Glob(a)
-				n := 0
-				for _, m := range matches {
-					if st, err := os.Stat(m); err == nil && st.IsDir() {
-						n += walk(m)
-						continue
-					}
-					add(archive.BaseName(m))
-					n++
-				}
-				if n == 0 {
-					s.complain("no archives match %q", a)
-					status = 1
-				}
-				continue
-			}
-		}
-		add(a)
-	}
-	return out, status
-}
-
-// splitCompressSuffix strips a compression suffix as libpcp recognises
-// them.
-func splitCompressSuffix(name string) (string, string) {
-	for _, suf := range []string{".xz", ".lzma", ".bz2", ".bz", ".gz", ".Z", ".z", ".zst"} {
-		if strings.HasSuffix(name, suf) && len(name) > len(suf) {
-			return name[:len(name)-len(suf)], suf
-		}
-	}
-	return name, ""
-}
-
 // result is the output of one archive of --each.
 type result struct {
 	stdout, stderr []byte
@@ -156,11 +46,11 @@ type result struct {
 // runEach is --each: the archives are summarised independently by a
 // pool of workers, and their outputs written in argument order.
 func (s *summary) runEach(args []string) int {
-	names, status := s.expandEach(args)
+	names, status := each.Expand(args, s.complain)
 	if s.shardN > 0 {
 		kept := names[:0]
 		for _, n := range names {
-			if shardOf(n, s.shardN) == s.shardK {
+			if each.Shard(n, s.shardN) == s.shardK {
 				kept = append(kept, n)
 			}
 		}
@@ -358,55 +248,4 @@ func (p *progress) stop() {
 	p.mu.Lock()
 	p.clear()
 	p.mu.Unlock()
-}
-
-// walkArchives calls found with the base name of every archive (a .meta
-// file, compressed or not) under dir, in lexical order as filepath.WalkDir
-// goes, following symbolic links to directories (dir itself may be one):
-// each directory is read once, so a link back up the tree ends there.
-// Errors below dir go to complain; an unreadable dir gives nothing.
-func walkArchives(dir string, found func(base string), complain func(path string, err error)) {
-	seen := map[string]bool{}
-	var walk func(d string, top bool)
-	walk = func(d string, top bool) {
-		real, err := filepath.EvalSymlinks(d)
-		if err == nil {
-			real, err = filepath.Abs(real)
-		}
-		if err != nil {
-			if !top {
-				complain(d, err)
-			}
-			return
-		}
-		if seen[real] {
-			return
-		}
-		seen[real] = true
-		ents, err := os.ReadDir(d)
-		if err != nil {
-			if !top {
-				complain(d, err)
-			}
-			return
-		}
-		for _, e := range ents {
-			p := filepath.Join(d, e.Name())
-			isDir := e.IsDir()
-			if e.Type()&fs.ModeSymlink != 0 {
-				if st, err := os.Stat(p); err == nil && st.IsDir() {
-					isDir = true
-				}
-			}
-			if isDir {
-				walk(p, false)
-				continue
-			}
-			base, _ := splitCompressSuffix(e.Name())
-			if b, ok := strings.CutSuffix(base, ".meta"); ok && b != "" {
-				found(filepath.Join(d, b))
-			}
-		}
-	}
-	walk(dir, true)
 }

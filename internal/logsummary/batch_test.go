@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pcpkit/pcpkit/internal/each"
 	"github.com/pcpkit/pcpkit/internal/testenv"
 )
 
@@ -231,8 +232,8 @@ func TestShard(t *testing.T) {
 					}
 				}
 				for _, a := range got[i] {
-					if shardOf(a, n) != k {
-						t.Errorf("%s in shard %d of %d, FNV-1a says %d", a, k, n, shardOf(a, n))
+					if each.Shard(a, n) != k {
+						t.Errorf("%s in shard %d of %d, FNV-1a says %d", a, k, n, each.Shard(a, n))
 					}
 				}
 			}
@@ -252,8 +253,8 @@ func TestShard(t *testing.T) {
 		}
 	}
 	// The hash is FNV-1a of the name.
-	if got := shardOf("a", 1<<30); got != 0xe40c292c%(1<<30) {
-		t.Errorf("shardOf(a) = %#x", got)
+	if got := each.Shard("a", 1<<30); got != 0xe40c292c%(1<<30) {
+		t.Errorf("each.Shard(a) = %#x", got)
 	}
 }
 

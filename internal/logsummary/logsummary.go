@@ -25,6 +25,7 @@ import (
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/cnum"
+	"github.com/pcpkit/pcpkit/internal/each"
 	"github.com/pcpkit/pcpkit/internal/getopt"
 	"github.com/pcpkit/pcpkit/internal/metricspec"
 	"github.com/pcpkit/pcpkit/internal/version"
@@ -290,7 +291,7 @@ func (s *summary) run(args []string) int {
 		case optMerge:
 			s.merge = true
 		case optShard:
-			k, n, ok := parseShard(ev.Arg)
+			k, n, ok := each.ParseShard(ev.Arg)
 			if !ok {
 				s.complain("--shard requires K/N with 0 <= K < N, not %q", ev.Arg)
 				errs++

@@ -12,6 +12,7 @@ import (
 	"github.com/pcpkit/pcpkit/internal/logreduce"
 	"github.com/pcpkit/pcpkit/internal/logrewrite"
 	"github.com/pcpkit/pcpkit/internal/logsummary"
+	"github.com/pcpkit/pcpkit/internal/pcp2arrow"
 	"github.com/pcpkit/pcpkit/internal/pminfo"
 	"github.com/pcpkit/pcpkit/internal/pmlogger"
 	"github.com/pcpkit/pcpkit/internal/pmprobe"
@@ -29,6 +30,7 @@ var Tools = []*cli.Tool{
 	&logrewrite.CLI,
 	&pmlogger.CLI,
 	&logsummary.CLI,
+	&pcp2arrow.CLI,
 	&pmprobe.CLI,
 	&pmreplay.CLI,
 	&pmval.CLI,

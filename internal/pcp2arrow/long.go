@@ -1,0 +1,141 @@
+package pcp2arrow
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+
+	"github.com/pcpkit/pcpkit/internal/sampler"
+	"github.com/pcpkit/pcpkit/pmapi"
+)
+
+// longColumns are the long layout's columns, in order (without host in a
+// dataset, where the directories name it).
+var longColumns = []string{"timestamp", "host", "metric", "instance", "value"}
+
+// long writes samples as one row per value: timestamp, host (but in a
+// dataset), metric, instance (null for a singular metric) and the value
+// as a double.
+// String values have no row (they are no double).
+type long struct {
+	pw       *parquet.GenericWriter[any]
+	metrics  []*sampler.Metric
+	cols     int        // columns: 5, or 4 without host
+	host     []byte     // nil: no host column
+	names    [][]byte   // by metric
+	insts    [][][]byte // by metric, then column (nil: singular)
+	rows     []parquet.Row
+	cells    []parquet.Value // the rows' values, cols a row
+	n        int             // rows in the current row group
+	perGroup int
+}
+
+// newLong is a long writer on out; withHost says whether it has the host
+// column.
+func newLong(metrics []*sampler.Metric, host string, withHost bool, out io.Writer) *long {
+	g := parquet.Group{
+		"timestamp": parquet.Timestamp(parquet.Nanosecond),
+		"metric":    parquet.String(),
+		"instance":  parquet.Optional(parquet.String()),
+		"value":     parquet.Leaf(parquet.DoubleType),
+	}
+	order := []string{"timestamp", "metric", "instance", "value"}
+	if withHost {
+		g["host"] = parquet.String()
+		order = longColumns
+	}
+	schema := parquet.NewSchema("pcp2arrow", orderedGroup{Group: g, order: order})
+	w := &long{
+		pw:       parquet.NewGenericWriter[any](out, schema, parquet.Compression(&zstd.Codec{}), parquet.CreatedBy("pcpkit pcp2arrow", "", "")),
+		metrics:  metrics,
+		cols:     len(order),
+		perGroup: max(1, groupValues/len(order)),
+	}
+	if withHost {
+		w.host = []byte(host)
+	}
+	for _, m := range metrics {
+		w.names = append(w.names, []byte(m.Name))
+		var insts [][]byte
+		if m.Desc.InDom != pmapi.InDomNull {
+			for _, c := range m.Cols {
+				insts = append(insts, []byte(c.Name))
+			}
+		}
+		w.insts = append(w.insts, insts)
+	}
+	return w
+}
+
+// add writes a row for each value of the sample at ts.
+func (w *long) add(ts pmapi.Timestamp) error {
+	t := parquet.Int64Value(ts.Sec*1e9+int64(ts.Nsec)).Level(0, 0, 0)
+	c := 1 // the metric's column
+	var host parquet.Value
+	if w.host != nil {
+		host = parquet.ByteArrayValue(w.host).Level(0, 0, 1)
+		c = 2
+	}
+	w.cells, w.rows = w.cells[:0], w.rows[:0]
+	for k, m := range w.metrics {
+		name := parquet.ByteArrayValue(w.names[k]).Level(0, 0, c)
+		for i := range m.Vals {
+			x, ok := double(&m.Vals[i])
+			if !ok {
+				continue
+			}
+			inst := parquet.NullValue().Level(0, 0, c+1)
+			if w.insts[k] != nil {
+				inst = parquet.ByteArrayValue(w.insts[k][i]).Level(0, 1, c+1)
+			}
+			w.cells = append(w.cells, t)
+			if w.host != nil {
+				w.cells = append(w.cells, host)
+			}
+			w.cells = append(w.cells, name, inst, parquet.DoubleValue(x).Level(0, 0, c+2))
+		}
+	}
+	for i := 0; i < len(w.cells); i += w.cols {
+		w.rows = append(w.rows, w.cells[i:i+w.cols:i+w.cols])
+	}
+	for len(w.rows) > 0 {
+		n := min(len(w.rows), w.perGroup-w.n)
+		if _, err := w.pw.WriteRows(w.rows[:n]); err != nil {
+			return fmt.Errorf("pcp2arrow: %v\n", err)
+		}
+		w.rows = w.rows[n:]
+		if w.n += n; w.n == w.perGroup {
+			w.n = 0
+			if err := w.pw.Flush(); err != nil {
+				return fmt.Errorf("pcp2arrow: %v\n", err)
+			}
+		}
+	}
+	return nil
+}
+
+// double is a value as a double; false for none, and for a string.
+func double(v *sampler.Value) (float64, bool) {
+	if !v.OK {
+		return 0, false
+	}
+	switch v.Kind {
+	case sampler.KindSigned:
+		return float64(v.I), true
+	case sampler.KindUnsigned:
+		return float64(v.U), true
+	case sampler.KindDouble:
+		return v.F, true
+	}
+	return 0, false
+}
+
+// close writes the last row group and the file's footer.
+func (w *long) close() error {
+	if err := w.pw.Close(); err != nil {
+		return fmt.Errorf("pcp2arrow: %v\n", err)
+	}
+	return nil
+}

@@ -1,0 +1,296 @@
+// Package pcp2arrow is pcpkit's pcp2arrow: the samples pmrep reports for
+// an archive (internal/sampler, the engine of pmreplay), written as a
+// Parquet file that DuckDB, pandas, Polars and Spark read directly.
+//
+// The wide layout (upstream pcp2arrow's, the default) has a timestamp
+// column and one column per metric instance, one row per sample that
+// `pmrep -a ARCH -o csv` prints for the same options, null where pmrep
+// prints an empty field (wide.go). The long layout has a row per value
+// (long.go). With --each, every archive of the -a arguments is written
+// into a Hive-partitioned dataset, host=H/date=YYYY-MM-DD/part-ID.parquet
+// (dataset.go), one archive after the other, --shard K/N taking a share
+// of them. Row groups are written as samples arrive: memory does not
+// grow with the archive's length nor with the number of archives. See
+// docs/pcp2arrow.md.
+package pcp2arrow
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/pcpkit/pcpkit/internal/each"
+	"github.com/pcpkit/pcpkit/internal/getopt"
+	"github.com/pcpkit/pcpkit/internal/sampler"
+	"github.com/pcpkit/pcpkit/internal/version"
+	"github.com/pcpkit/pcpkit/pmapi"
+)
+
+const shortOpts = "a:A:c:D:h:i:J:jK:Lno:O:rRs:S:t:T:zZ:8:9:V?"
+
+const (
+	optLayout = 1000 + iota
+	optEach
+	optShard
+)
+
+var longOpts = []getopt.Long{
+	{Name: "archive", HasArg: true, Short: 'a'},
+	{Name: "align", HasArg: true, Short: 'A'},
+	{Name: "config", HasArg: true, Short: 'c'},
+	{Name: "debug", HasArg: true, Short: 'D'},
+	{Name: "host", HasArg: true, Short: 'h'},
+	{Name: "instances", HasArg: true, Short: 'i'},
+	{Name: "outfile", HasArg: true, Short: 'o'},
+	{Name: "origin", HasArg: true, Short: 'O'},
+	{Name: "raw", Short: 'r'},
+	{Name: "samples", HasArg: true, Short: 's'},
+	{Name: "start", HasArg: true, Short: 'S'},
+	{Name: "interval", HasArg: true, Short: 't'},
+	{Name: "finish", HasArg: true, Short: 'T'},
+	{Name: "hostzone", Short: 'z'},
+	{Name: "timezone", HasArg: true, Short: 'Z'},
+	{Name: "layout", HasArg: true, Short: optLayout, Exact: true},
+	{Name: "each", Short: optEach, Exact: true},
+	{Name: "shard", HasArg: true, Short: optShard, Exact: true},
+	{Name: "version", Short: 'V'},
+	{Name: "help", Short: '?'},
+}
+
+const usage = `Usage: pcp2arrow [option...] [metricspec ...]
+
+Metrics of a PCP archive, replayed as pmrep -o csv reports them, written as
+Apache Parquet (zstd-compressed columns). With no metricspec, every metric
+of the archive that pmrep can report.
+
+Options:
+  -a FILE, --archive=FILE   the archive (a base name, a directory, a list)
+  -o FILE, --outfile=FILE   the Parquet file to write (default: standard output)
+  -t DELTA, --interval=DELTA
+                            sampling interval (default 1 second)
+  -S TIME, --start=TIME     start of the time window
+  -T TIME, --finish=TIME    end of the time window
+  -O TIME, --origin=TIME    initial sample time within the time window
+  -s N, --samples=N         number of samples
+  -r, --raw                 raw counter values (no rate conversion)
+  -z, --hostzone            times of -S, -T, -O in the archive's time zone
+  -Z TZ, --timezone=TZ      times of -S, -T, -O in time zone TZ
+  -D DBG, --debug=DBG       libpcp debug options (accepted, nothing printed)
+  -V, --version             display the PCP and pcpkit versions and exit
+  -?, --help                show this usage message and exit
+
+Not implemented (refused): -A, -c, -h, -i, -J, -j, -K, -L, -n, -R, -8, -9.
+`
+
+type options struct {
+	sampler.Options          // -t, -S, -T, -O, -s, -z, -Z, -r, metrics
+	archives        []string // -a, repeatable with --each
+	outfile         string
+	layout          string
+	each            bool
+	shardK, shardN  int // --shard K/N (shardN 0: none)
+	version, help   bool
+}
+
+// Main runs pcp2arrow with args (without the program name) and returns the
+// exit status.
+func Main(args []string, stdout, stderr io.Writer) int {
+	o, msg := parse(args)
+	switch {
+	case o != nil && o.version:
+		io.WriteString(stderr, version.Banner("pcp2arrow"))
+		return 0
+	case o != nil && o.help:
+		io.WriteString(stderr, usage)
+		CLI.WriteExtensions(stderr, args)
+		return 0
+	}
+	if msg != "" {
+		io.WriteString(stderr, msg)
+		io.WriteString(stderr, usage)
+		return 1
+	}
+	return export(o, stdout, stderr)
+}
+
+func parse(args []string) (*options, string) {
+	o := &options{Options: sampler.Options{Samples: -1}, layout: "wide"}
+	evs, operands := getopt.ParseEvents(args, shortOpts, longOpts)
+	var errs strings.Builder
+	for _, ev := range evs {
+		if ev.Err != "" {
+			fmt.Fprintf(&errs, "pcp2arrow: %s\n", ev.Err)
+			continue
+		}
+		arg := ev.Arg
+		if ok, msg := o.ParseOption(ev.Short, arg); ok {
+			if msg != "" {
+				fmt.Fprintf(&errs, "pcp2arrow: %s\n", msg)
+			}
+			continue
+		}
+		switch ev.Short {
+		case 'a':
+			o.archives = append(o.archives, arg)
+		case 'D':
+			if !getopt.ValidDebug(arg) {
+				fmt.Fprintf(&errs, "pcp2arrow: unrecognized debug options specification (%s)\n", arg)
+			}
+		case 'o':
+			o.outfile = arg
+		case optLayout:
+			if arg != "wide" && arg != "long" {
+				fmt.Fprintf(&errs, "pcp2arrow: --layout is wide or long, not %q\n", arg)
+			}
+			o.layout = arg
+		case optEach:
+			o.each = true
+		case optShard:
+			k, n, ok := each.ParseShard(arg)
+			if !ok {
+				fmt.Fprintf(&errs, "pcp2arrow: --shard requires K/N with 0 <= K < N, not %q\n", arg)
+			}
+			o.shardK, o.shardN = k, n
+		case 'V':
+			o.version = true
+		case '?':
+			o.help = true
+		default:
+			fmt.Fprintf(&errs, "pcp2arrow: -%c is not implemented\n", ev.Short)
+		}
+	}
+	if errs.Len() == 0 && (o.version || o.help) {
+		return o, ""
+	}
+	if errs.Len() == 0 {
+		switch {
+		case len(o.archives) == 0:
+			errs.WriteString("pcp2arrow: an archive (-a) is required\n")
+		case len(o.archives) > 1 && !o.each:
+			errs.WriteString("pcp2arrow: -a given more than once (a comma-separated list is one archive context; --each exports each)\n")
+		case o.each && (o.outfile == "" || o.outfile == "-"):
+			errs.WriteString("pcp2arrow: --each requires -o DIR\n")
+		case o.shardN > 0 && !o.each:
+			errs.WriteString("pcp2arrow: --shard requires --each\n")
+		case o.HostZone && o.TZ != nil:
+			errs.WriteString("pcp2arrow: at most one of -Z and -z allowed\n")
+		}
+	}
+	if errs.Len() > 0 {
+		return nil, errs.String()
+	}
+	o.Metrics = operands
+	return o, ""
+}
+
+// export writes the archive of o as Parquet to o.outfile (or stdout), or
+// with --each, each archive into the dataset o.outfile. It returns the
+// exit status.
+func export(o *options, stdout, stderr io.Writer) int {
+	if !o.each {
+		if err := exportFile(o, o.archives[0], stdout, stderr); err != nil {
+			fmt.Fprint(stderr, err.Error())
+			return 1
+		}
+		return 0
+	}
+	names, status := each.Expand(o.archives, func(format string, a ...any) {
+		fmt.Fprintf(stderr, "pcp2arrow: "+format+"\n", a...)
+	})
+	for _, a := range names {
+		if o.shardN > 0 && each.Shard(a, o.shardN) != o.shardK {
+			continue
+		}
+		switch err := exportDataset(o, a, stderr); {
+		case errors.Is(err, sampler.ErrNoMetrics):
+			fmt.Fprintf(stderr, "pcp2arrow: %s: none of the metrics, skipped\n", a)
+		case err != nil:
+			msg := err.Error()
+			if !strings.HasPrefix(msg, "Cannot open archive ") {
+				msg = "pcp2arrow: " + a + ": " + strings.TrimPrefix(msg, "pcp2arrow: ")
+			}
+			fmt.Fprint(stderr, msg)
+			status = 1
+		}
+	}
+	return status
+}
+
+// openSampler opens archive for o's metrics. With --each, the metrics an
+// archive does not have are left out.
+func openSampler(o *options, archive string, stderr io.Writer) (*sampler.Sampler, error) {
+	so := o.Options
+	so.Prog, so.Archive, so.Stderr = "pcp2arrow", archive, stderr
+	if len(so.Metrics) == 0 {
+		// every metric pmrep can report
+		so.Metrics, so.SkipInvalid = []string{""}, true
+	}
+	so.SkipInvalid = so.SkipInvalid || o.each
+	return sampler.Open(&so)
+}
+
+// exportFile writes archive to the file o.outfile (or stdout).
+func exportFile(o *options, archive string, stdout, stderr io.Writer) error {
+	s, err := openSampler(o, archive, stderr)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	out, closeOut := stdout, func() error { return nil }
+	if o.outfile != "" && o.outfile != "-" {
+		f, err := os.Create(o.outfile)
+		if err != nil {
+			return fmt.Errorf("pcp2arrow: %v\n", err)
+		}
+		out, closeOut = f, f.Close
+	}
+	w, err := newLayout(s, o, true)(out)
+	if err == nil {
+		err = writeSamples(s, w)
+	}
+	if cerr := closeOut(); err == nil && cerr != nil {
+		err = fmt.Errorf("pcp2arrow: %v\n", cerr)
+	}
+	if err != nil && out != stdout {
+		os.Remove(o.outfile)
+	}
+	return err
+}
+
+// exportDataset writes archive into the dataset under o.outfile.
+func exportDataset(o *options, archive string, stderr io.Writer) error {
+	s, err := openSampler(o, archive, stderr)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return writeSamples(s, &partitioned{dir: o.outfile, host: s.Label().Hostname, part: partID(archive), open: newLayout(s, o, false)})
+}
+
+// layoutWriter writes samples in a layout: add writes the sample at ts
+// (the values in the sampler's metrics), close ends the file.
+type layoutWriter interface {
+	add(ts pmapi.Timestamp) error
+	close() error
+}
+
+// writeSamples writes every sample of s with w, and closes w.
+func writeSamples(s *sampler.Sampler, w layoutWriter) error {
+	for {
+		ts, ok, err := s.Next()
+		if err != nil {
+			w.close()
+			return err
+		}
+		if !ok {
+			break
+		}
+		if err := w.add(ts); err != nil {
+			w.close()
+			return err
+		}
+	}
+	return w.close()
+}

@@ -1,0 +1,147 @@
+package pcp2arrow
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/pcpkit/pcpkit/internal/pmreplay"
+	"github.com/pcpkit/pcpkit/internal/testenv"
+	"github.com/pcpkit/pcpkit/pcptime"
+)
+
+// readParquet reads file with parquet-go's reader into a table as
+// DuckDB's wideQuery gives it (the first column, the timestamp, as
+// nanoseconds), and returns its number of row groups.
+func readParquet(t *testing.T, file string) (table, int) {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tb table
+	var signed []bool
+	for _, c := range pf.Schema().Fields() {
+		tb.Columns = append(tb.Columns, c.Name())
+		typ, s := "VARCHAR", true
+		var lv format.LogicalTypeValue
+		if lt := c.Type().LogicalType(); lt != nil {
+			lv = lt.Value
+		}
+		it, isInt := lv.(*format.IntType)
+		switch {
+		case isTimestamp(lv):
+			typ = "BIGINT"
+		case isInt:
+			s = it.IsSigned
+			typ = map[[2]bool]string{{true, true}: "INTEGER", {true, false}: "UINTEGER", {false, true}: "BIGINT", {false, false}: "UBIGINT"}[[2]bool{it.BitWidth == 32, s}]
+		case c.Type().Kind() == parquet.Float:
+			typ = "FLOAT"
+		case c.Type().Kind() == parquet.Double:
+			typ = "DOUBLE"
+		}
+		tb.Types = append(tb.Types, typ)
+		signed = append(signed, s)
+	}
+	r := parquet.NewGenericReader[any](pf)
+	defer r.Close()
+	buf := make([]parquet.Row, 64)
+	for {
+		n, err := r.ReadRows(buf)
+		for _, row := range buf[:n] {
+			out := make([]any, len(row))
+			for _, v := range row {
+				k := v.Column()
+				switch {
+				case v.IsNull():
+				case v.Kind() == parquet.Int32 && signed[k]:
+					out[k] = json.Number(strconv.FormatInt(int64(v.Int32()), 10))
+				case v.Kind() == parquet.Int32:
+					out[k] = json.Number(strconv.FormatUint(uint64(v.Uint32()), 10))
+				case v.Kind() == parquet.Int64 && signed[k]:
+					out[k] = strconv.FormatInt(v.Int64(), 10)
+				case v.Kind() == parquet.Int64:
+					out[k] = strconv.FormatUint(v.Uint64(), 10)
+				case v.Kind() == parquet.Float:
+					out[k] = floatJSON(float64(v.Float()))
+				case v.Kind() == parquet.Double:
+					out[k] = floatJSON(v.Double())
+				default:
+					out[k] = string(v.ByteArray())
+				}
+			}
+			tb.Rows = append(tb.Rows, out)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return tb, len(pf.RowGroups())
+}
+
+// floatJSON is x as DuckDB's JSON gives it.
+func floatJSON(x float64) any {
+	switch {
+	case math.IsNaN(x):
+		return "NaN"
+	case math.IsInf(x, 1):
+		return "Infinity"
+	case math.IsInf(x, -1):
+		return "-Infinity"
+	}
+	return json.Number(strconv.FormatFloat(x, 'g', -1, 64))
+}
+
+func isTimestamp(v format.LogicalTypeValue) bool {
+	_, ok := v.(*format.TimestampType)
+	return ok
+}
+
+// TestWideAsPmreplay compares the wide layout, read back by parquet-go,
+// with pmreplay's CSV (the same engine, proven equal to pmrep's by
+// internal/pmreplay's interop tests) on the committed archives, every
+// metric, every cell; it needs neither PCP nor DuckDB. The row groups
+// are made small, so that a file has many: rows are written as samples
+// arrive.
+func TestWideAsPmreplay(t *testing.T) {
+	saved := groupValues
+	groupValues = 500
+	defer func() { groupValues = saved }()
+	root := testenv.RepoRoot(t)
+	for _, name := range []string{"pmcd-v2", "pmcd-v3", "sample-v3"} {
+		a := filepath.Join(root, "testdata", "archives", name)
+		names, _ := reportable(t, a)
+		for _, opts := range [][]string{{"-t", "0.5"}, {"-t", "2", "-r"}, {"-t", "1", "-S", "+2", "-T", "+9"}} {
+			args := append(append([]string{"-a", a}, opts...), names...)
+			testenv.Setenv(t)
+			var csv, errb bytes.Buffer
+			if rc := pmreplay.Main(append([]string{"-P", "9"}, args...), &csv, &errb); rc != 0 {
+				t.Fatalf("pmreplay %v: exit %d: %s", args, rc, errb.String())
+			}
+			tb, groups := readParquet(t, runExport(t, args...))
+			if diffs := compareWide(tb, csv.String(), pcptime.LoadZone("UTC"), 9, 10); len(diffs) > 0 {
+				t.Errorf("%s %v: differs from pmreplay:\n%v", name, opts, diffs)
+			}
+			if min := len(tb.Rows) * len(tb.Columns) / 500; groups < min {
+				t.Errorf("%s %v: %d row groups for %d rows of %d columns", name, opts, groups, len(tb.Rows), len(tb.Columns))
+			}
+		}
+	}
+}

@@ -1,0 +1,174 @@
+package pcp2arrow
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+
+	"github.com/pcpkit/pcpkit/internal/sampler"
+	"github.com/pcpkit/pcpkit/pmapi"
+)
+
+// groupValues is how many values (rows times columns) a row group holds
+// at most before it is written: what bounds the memory of a writer.
+var groupValues = 1 << 20
+
+// orderedGroup is a Parquet group whose fields are in the order given
+// (parquet.Group orders them by name).
+type orderedGroup struct {
+	parquet.Group
+	order []string
+}
+
+// Fields are the group's fields in g.order.
+func (g orderedGroup) Fields() []parquet.Field {
+	byName := map[string]parquet.Field{}
+	for _, f := range g.Group.Fields() {
+		byName[f.Name()] = f
+	}
+	out := make([]parquet.Field, len(g.order))
+	for i, n := range g.order {
+		out[i] = byName[n]
+	}
+	return out
+}
+
+// wide writes samples as rows: a timestamp, then a column per metric
+// instance.
+type wide struct {
+	pw       *parquet.GenericWriter[any]
+	metrics  []*sampler.Metric
+	row      parquet.Row
+	rows     []parquet.Row
+	n        int // rows in the current row group
+	perGroup int
+}
+
+// columnType is the Parquet type of a metric's values of PCP type t.
+func columnType(t pmapi.Type) parquet.Node {
+	switch t {
+	case pmapi.Type32:
+		return parquet.Int(32)
+	case pmapi.TypeU32:
+		return parquet.Uint(32)
+	case pmapi.Type64:
+		return parquet.Int(64)
+	case pmapi.TypeU64:
+		return parquet.Uint(64)
+	case pmapi.TypeFloat:
+		return parquet.Leaf(parquet.FloatType)
+	case pmapi.TypeString:
+		return parquet.String()
+	}
+	return parquet.Leaf(parquet.DoubleType)
+}
+
+// wideNames are the wide layout's column names: "timestamp", then
+// "metric" for a singular metric and "metric[instance]" for each
+// instance. A name met before (two instances of one name) gets "#" and
+// the instance's number.
+func wideNames(metrics []*sampler.Metric) ([]string, error) {
+	names := []string{"timestamp"}
+	seen := map[string]bool{"timestamp": true}
+	for _, m := range metrics {
+		for _, c := range m.Cols {
+			n := m.Name
+			if m.Desc.InDom != pmapi.InDomNull {
+				n += "[" + c.Name + "]"
+				if seen[n] {
+					n += "#" + strconv.Itoa(int(c.Inst))
+				}
+			}
+			if seen[n] {
+				return nil, fmt.Errorf("pcp2arrow: two columns named %q\n", n)
+			}
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	return names, nil
+}
+
+func newWide(metrics []*sampler.Metric, out io.Writer) (*wide, error) {
+	names, err := wideNames(metrics)
+	if err != nil {
+		return nil, err
+	}
+	g := parquet.Group{names[0]: parquet.Timestamp(parquet.Nanosecond)}
+	k := 1
+	for _, m := range metrics {
+		for range m.Cols {
+			g[names[k]] = parquet.Optional(columnType(m.OType))
+			k++
+		}
+	}
+	schema := parquet.NewSchema("pcp2arrow", orderedGroup{Group: g, order: names})
+	w := &wide{
+		pw:       parquet.NewGenericWriter[any](out, schema, parquet.Compression(&zstd.Codec{}), parquet.CreatedBy("pcpkit pcp2arrow", "", "")),
+		metrics:  metrics,
+		row:      make(parquet.Row, len(names)),
+		perGroup: max(1, groupValues/len(names)),
+	}
+	w.rows = []parquet.Row{w.row}
+	return w, nil
+}
+
+// add writes the sample at ts (the values in w.metrics).
+func (w *wide) add(ts pmapi.Timestamp) error {
+	row := w.row[:0]
+	row = append(row, parquet.Int64Value(ts.Sec*1e9+int64(ts.Nsec)).Level(0, 0, 0))
+	for _, m := range w.metrics {
+		for i := range m.Vals {
+			row = append(row, cell(m.OType, &m.Vals[i], len(row)))
+		}
+	}
+	w.row = row
+	w.rows[0] = row
+	if _, err := w.pw.WriteRows(w.rows); err != nil {
+		return fmt.Errorf("pcp2arrow: %v\n", err)
+	}
+	if w.n++; w.n == w.perGroup {
+		w.n = 0
+		if err := w.pw.Flush(); err != nil {
+			return fmt.Errorf("pcp2arrow: %v\n", err)
+		}
+	}
+	return nil
+}
+
+// cell is v as the value of column col, of type t (null where v has
+// none).
+func cell(t pmapi.Type, v *sampler.Value, col int) parquet.Value {
+	if !v.OK {
+		return parquet.NullValue().Level(0, 0, col)
+	}
+	var p parquet.Value
+	switch t {
+	case pmapi.Type32:
+		p = parquet.Int32Value(int32(v.I))
+	case pmapi.TypeU32:
+		p = parquet.Int32Value(int32(uint32(v.U)))
+	case pmapi.Type64:
+		p = parquet.Int64Value(v.I)
+	case pmapi.TypeU64:
+		p = parquet.Int64Value(int64(v.U))
+	case pmapi.TypeFloat:
+		p = parquet.FloatValue(float32(v.F))
+	case pmapi.TypeString:
+		p = parquet.ByteArrayValue([]byte(v.S))
+	default:
+		p = parquet.DoubleValue(v.F)
+	}
+	return p.Level(0, 1, col)
+}
+
+// close writes the last row group and the file's footer.
+func (w *wide) close() error {
+	if err := w.pw.Close(); err != nil {
+		return fmt.Errorf("pcp2arrow: %v\n", err)
+	}
+	return nil
+}
