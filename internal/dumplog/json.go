@@ -85,8 +85,13 @@ func (d *dumper) dumpJSON() int {
 			b = append(b, `,"mark":true`...)
 		}
 		n := 0
-		for i := 0; i < r.NumPMID(); i++ {
-			m := d.jsonMetricAt(r, i)
+		for i, np := 0, r.NumPMID(); i < np; i++ {
+			var m *jsonMetric
+			if p := r.PMID(i); i < len(d.jsonPos) && d.jsonPos[i] != nil && d.jsonPos[i].pmid == p {
+				m = d.jsonPos[i] // inline: this runs for every value set, even with one metric asked for
+			} else {
+				m = d.jsonMetricAt(r, i)
+			}
 			if m.sel {
 				b, n = d.jsonValues(b, r, i, m, n)
 			}
