@@ -78,6 +78,7 @@ func (d *dumper) dumpJSON() int {
 		return 0
 	}
 	defer d.flushBuf()
+	d.buf = make([]byte, 0, jsonFlushAt+jsonFlushAt/4) // room for the line that crosses jsonFlushAt
 	return d.walk(nil, func(r *archive.Record) {
 		b := append(d.buf, '{')
 		b = jsonfmt.AppendStamp(b, r.Stamp.Sec, int64(r.Stamp.Nsec))
