@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
 	"github.com/pcpkit/pcpkit/internal/testenv"
@@ -1354,5 +1355,56 @@ func TestInDomNamesShareTheRecord(t *testing.T) {
 	}
 	if got := m.InDomRecords[0].Names; len(got) != 3 || got[0] != "a" || got[1] != "b" || got[2] != "cd" {
 		t.Errorf("names %q", got)
+	}
+}
+
+// TestCursorRereadsHeldRecord checks that a record read again at the same
+// position (a replay fetching once per metric from one origin) is the
+// record held from the last read, not decoded again, and that another
+// position is decoded: the values are those of the record at the
+// position either way.
+func TestCursorRereadsHeldRecord(t *testing.T) {
+	a, err := Open(filepath.Join(testenv.RepoRoot(t), "testdata", "archives", "sample-v3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	c := a.NewCursor()
+	first, err := c.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vol, off, want1 := first.Vol, first.Offset, first.Result()
+	second, err := c.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want2 := second.Result()
+	if c.held.off == off {
+		t.Fatalf("held record is still the first one after reading the second")
+	}
+	for i, w := range []*pmapi.Result{want1, want1, want2, want1} {
+		switch i {
+		case 0, 1, 3:
+			c.SetPosition(vol, off)
+		}
+		r, err := c.Next()
+		if err != nil {
+			t.Fatalf("read %d: %v", i, err)
+		}
+		if diff := cmp.Diff(w, r.Result()); diff != "" {
+			t.Errorf("read %d: (-want +got)\n%s", i, diff)
+		}
+		if i == 1 && (!c.held.ok || c.held.off != off) {
+			t.Errorf("read %d: the record at %d was not held for reading again: %+v", i, off, c.held)
+		}
+	}
+	// Not decoded again: what the held record's index says survives.
+	c.SetPosition(vol, off)
+	c.Next()
+	c.rec.vsets[0].NumVal = -12345
+	c.SetPosition(vol, off)
+	if r, _ := c.Next(); r.NumVal(0) != -12345 {
+		t.Errorf("the record at %d was decoded again", off)
 	}
 }
