@@ -1408,3 +1408,48 @@ func TestCursorRereadsHeldRecord(t *testing.T) {
 		t.Errorf("the record at %d was decoded again", off)
 	}
 }
+
+// sizeCounter counts a volume's Size calls (each an fstat of a plain
+// file).
+type sizeCounter struct {
+	volumeData
+	n int
+}
+
+func (s *sizeCounter) Size() (int64, error) { s.n++; return s.volumeData.Size() }
+
+// TestSeekTimeKnowsVolumeSize checks that positioning by the temporal
+// index reads a volume's size again only for an entry beyond the size
+// known (pminfo -f positions once per metric), and still finds that a
+// volume has grown.
+func TestSeekTimeKnowsVolumeSize(t *testing.T) {
+	a, err := Open(filepath.Join(testenv.RepoRoot(t), "testdata", "archives", "sample-v3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	c := a.NewCursor()
+	first, err := c.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := a.volume(first.Vol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := &sizeCounter{volumeData: v.data}
+	v.data = sc
+	for i := 0; i < 10; i++ {
+		if err := c.SeekTime(first.Stamp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if sc.n != 0 {
+		t.Errorf("10 positionings read the volume's size %d times, want 0", sc.n)
+	}
+	v.size -= 100 // as if the volume had grown by 100 bytes since
+	e := IndexEntry{Vol: int32(first.Vol), DataOff: v.size + 1}
+	if ok := c.usable(e); !ok || sc.n != 1 {
+		t.Errorf("an entry beyond the size known: usable %v after %d size reads, want true after 1", ok, sc.n)
+	}
+}

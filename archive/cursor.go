@@ -302,8 +302,16 @@ func (c *Cursor) usable(e IndexEntry) bool {
 	if err != nil {
 		return false
 	}
-	if err := v.refreshSize(); err != nil {
+	if e.DataOff < v.lowest {
 		return false
 	}
-	return e.DataOff >= v.lowest && e.DataOff <= v.size
+	// A volume only grows: its size is read again (an fstat) only when
+	// the entry lies beyond the size known, not on every positioning
+	// (pminfo -f positions once per metric).
+	if e.DataOff > v.size {
+		if err := v.refreshSize(); err != nil {
+			return false
+		}
+	}
+	return e.DataOff <= v.size
 }
