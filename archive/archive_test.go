@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -1452,4 +1453,40 @@ func TestSeekTimeKnowsVolumeSize(t *testing.T) {
 	if ok := c.usable(e); !ok || sc.n != 1 {
 		t.Errorf("an entry beyond the size known: usable %v after %d size reads, want true after 1", ok, sc.n)
 	}
+}
+
+// TestLoadIndexChunks checks that loadIndex decodes every whole entry of
+// an index, and leaves a partial last one, however the reader splits the
+// bytes (entries across chunk and read boundaries).
+func TestLoadIndexChunks(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		version := rapid.SampledFrom([]int{2, 3}).Draw(t, "version")
+		size := indexEntryV2
+		if version == 3 {
+			size = indexEntryV3
+		}
+		data := rapid.SliceOfN(rapid.Byte(), 0, 600*size).Draw(t, "data")
+		var want []IndexEntry
+		for b := data; len(b) >= size; b = b[size:] {
+			want = append(want, DecodeIndexEntry(b, version))
+		}
+		readers := map[string]io.Reader{
+			"whole": bytes.NewReader(data),
+			"byte":  iotest.OneByteReader(bytes.NewReader(data)),
+			"half":  iotest.HalfReader(bytes.NewReader(data)),
+		}
+		for name, r := range readers {
+			got, err := loadIndex(r, version)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s: %d entries, want %d", name, len(got), len(want))
+			}
+		}
+		// More than a chunk: the second read fails, and says so.
+		if _, err := loadIndex(iotest.TimeoutReader(bytes.NewReader(data)), version); len(data) > 256*size && !errors.Is(err, iotest.ErrTimeout) {
+			t.Fatalf("a read error is not returned: %v", err)
+		}
+	})
 }
