@@ -1359,22 +1359,30 @@ func TestInDomNamesShareTheRecord(t *testing.T) {
 	}
 }
 
+// firstRecord opens testdata/archives/name (closed at the end of the
+// test) and reads its first record with a new cursor.
+func firstRecord(t *testing.T, name string) (*Archive, *Cursor, *Record) {
+	t.Helper()
+	a, err := Open(filepath.Join(testenv.RepoRoot(t), "testdata", "archives", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	c := a.NewCursor()
+	first, err := c.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, c, first
+}
+
 // TestCursorRereadsHeldRecord checks that a record read again at the same
 // position (a replay fetching once per metric from one origin) is the
 // record held from the last read, not decoded again, and that another
 // position is decoded: the values are those of the record at the
 // position either way.
 func TestCursorRereadsHeldRecord(t *testing.T) {
-	a, err := Open(filepath.Join(testenv.RepoRoot(t), "testdata", "archives", "sample-v3"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	c := a.NewCursor()
-	first, err := c.Next()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, c, first := firstRecord(t, "sample-v3")
 	vol, off, want1 := first.Vol, first.Offset, first.Result()
 	second, err := c.Next()
 	if err != nil {
@@ -1424,16 +1432,7 @@ func (s *sizeCounter) Size() (int64, error) { s.n++; return s.volumeData.Size() 
 // known (pminfo -f positions once per metric), and still finds that a
 // volume has grown.
 func TestSeekTimeKnowsVolumeSize(t *testing.T) {
-	a, err := Open(filepath.Join(testenv.RepoRoot(t), "testdata", "archives", "sample-v3"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	c := a.NewCursor()
-	first, err := c.Next()
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, c, first := firstRecord(t, "sample-v3")
 	v, err := a.volume(first.Vol)
 	if err != nil {
 		t.Fatal(err)

@@ -2,8 +2,9 @@ package dumplog
 
 import (
 	"io"
-	"os"
 	"testing"
+
+	"github.com/pcpkit/pcpkit/internal/testenv"
 )
 
 // BenchmarkDump is pmdumplog over the benchmark archive
@@ -13,13 +14,7 @@ import (
 //
 //	go test -run '^$' -bench Dump -count 6 ./internal/dumplog/
 func BenchmarkDump(b *testing.B) {
-	arch := os.Getenv("DUMPLOG_BENCH_ARCHIVE")
-	if arch == "" {
-		arch = "/tmp/bench/b-v3"
-	}
-	if _, err := os.Stat(arch + ".meta"); err != nil {
-		b.Skipf("no benchmark archive %s", arch)
-	}
+	arch := testenv.BenchArchive(b, "DUMPLOG_BENCH_ARCHIVE")
 	for _, c := range []struct {
 		name string
 		args []string
