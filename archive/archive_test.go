@@ -13,8 +13,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
 	"github.com/pcpkit/pcpkit/internal/testenv"
@@ -1355,4 +1357,135 @@ func TestInDomNamesShareTheRecord(t *testing.T) {
 	if got := m.InDomRecords[0].Names; len(got) != 3 || got[0] != "a" || got[1] != "b" || got[2] != "cd" {
 		t.Errorf("names %q", got)
 	}
+}
+
+// firstRecord opens testdata/archives/name (closed at the end of the
+// test) and reads its first record with a new cursor.
+func firstRecord(t *testing.T, name string) (*Archive, *Cursor, *Record) {
+	t.Helper()
+	a, err := Open(filepath.Join(testenv.RepoRoot(t), "testdata", "archives", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	c := a.NewCursor()
+	first, err := c.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, c, first
+}
+
+// TestCursorRereadsHeldRecord checks that a record read again at the same
+// position (a replay fetching once per metric from one origin) is the
+// record held from the last read, not decoded again, and that another
+// position is decoded: the values are those of the record at the
+// position either way.
+func TestCursorRereadsHeldRecord(t *testing.T) {
+	_, c, first := firstRecord(t, "sample-v3")
+	vol, off, want1 := first.Vol, first.Offset, first.Result()
+	second, err := c.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want2 := second.Result()
+	if c.held.off == off {
+		t.Fatalf("held record is still the first one after reading the second")
+	}
+	for i, w := range []*pmapi.Result{want1, want1, want2, want1} {
+		switch i {
+		case 0, 1, 3:
+			c.SetPosition(vol, off)
+		}
+		r, err := c.Next()
+		if err != nil {
+			t.Fatalf("read %d: %v", i, err)
+		}
+		if diff := cmp.Diff(w, r.Result()); diff != "" {
+			t.Errorf("read %d: (-want +got)\n%s", i, diff)
+		}
+		if i == 1 && (!c.held.ok || c.held.off != off) {
+			t.Errorf("read %d: the record at %d was not held for reading again: %+v", i, off, c.held)
+		}
+	}
+	// Not decoded again: what the held record's index says survives.
+	c.SetPosition(vol, off)
+	c.Next()
+	c.rec.vsets[0].NumVal = -12345
+	c.SetPosition(vol, off)
+	if r, _ := c.Next(); r.NumVal(0) != -12345 {
+		t.Errorf("the record at %d was decoded again", off)
+	}
+}
+
+// sizeCounter counts a volume's Size calls (each an fstat of a plain
+// file).
+type sizeCounter struct {
+	volumeData
+	n int
+}
+
+func (s *sizeCounter) Size() (int64, error) { s.n++; return s.volumeData.Size() }
+
+// TestSeekTimeKnowsVolumeSize checks that positioning by the temporal
+// index reads a volume's size again only for an entry beyond the size
+// known (pminfo -f positions once per metric), and still finds that a
+// volume has grown.
+func TestSeekTimeKnowsVolumeSize(t *testing.T) {
+	a, c, first := firstRecord(t, "sample-v3")
+	v, err := a.volume(first.Vol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := &sizeCounter{volumeData: v.data}
+	v.data = sc
+	for i := 0; i < 10; i++ {
+		if err := c.SeekTime(first.Stamp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if sc.n != 0 {
+		t.Errorf("10 positionings read the volume's size %d times, want 0", sc.n)
+	}
+	v.size -= 100 // as if the volume had grown by 100 bytes since
+	e := IndexEntry{Vol: int32(first.Vol), DataOff: v.size + 1}
+	if ok := c.usable(e); !ok || sc.n != 1 {
+		t.Errorf("an entry beyond the size known: usable %v after %d size reads, want true after 1", ok, sc.n)
+	}
+}
+
+// TestLoadIndexChunks checks that loadIndex decodes every whole entry of
+// an index, and leaves a partial last one, however the reader splits the
+// bytes (entries across chunk and read boundaries).
+func TestLoadIndexChunks(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		version := rapid.SampledFrom([]int{2, 3}).Draw(t, "version")
+		size := indexEntryV2
+		if version == 3 {
+			size = indexEntryV3
+		}
+		data := rapid.SliceOfN(rapid.Byte(), 0, 600*size).Draw(t, "data")
+		var want []IndexEntry
+		for b := data; len(b) >= size; b = b[size:] {
+			want = append(want, DecodeIndexEntry(b, version))
+		}
+		readers := map[string]io.Reader{
+			"whole": bytes.NewReader(data),
+			"byte":  iotest.OneByteReader(bytes.NewReader(data)),
+			"half":  iotest.HalfReader(bytes.NewReader(data)),
+		}
+		for name, r := range readers {
+			got, err := loadIndex(r, version)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s: %d entries, want %d", name, len(got), len(want))
+			}
+		}
+		// More than a chunk: the second read fails, and says so.
+		if _, err := loadIndex(iotest.TimeoutReader(bytes.NewReader(data)), version); len(data) > 256*size && !errors.Is(err, iotest.ErrTimeout) {
+			t.Fatalf("a read error is not returned: %v", err)
+		}
+	})
 }

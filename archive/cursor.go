@@ -22,6 +22,34 @@ type Cursor struct {
 	off   int64 // offset within that volume
 	rec   Record
 	recno int // ordinal of the next record read forwards in its volume, for errors (0 = unknown)
+	held  held
+}
+
+// held says which record rec holds, decoded and indexed: the one at
+// offset off of volume vol, len bytes long (ok false: none). Reading it
+// again (a replay fetching from the same origin once per metric, as
+// pminfo -f does) reuses the decoding, as libpcp's cache of records by
+// position does: a record at an offset of a volume does not change.
+type held struct {
+	vol int
+	off int64
+	len int
+	ok  bool
+}
+
+// decode makes c.rec the record raw, at offset off of volume v, unless
+// it holds that record already.
+func (c *Cursor) decode(v *volume, raw []byte, off int64, recno int) error {
+	if h := c.held; h.ok && h.vol == v.num && h.off == off && h.len == len(raw) {
+		c.rec.raw, c.rec.recno = raw, recno
+		return nil
+	}
+	c.held.ok = false
+	if err := c.rec.decode(v.path, raw, c.a.Version(), v.num, off, recno); err != nil {
+		return err
+	}
+	c.held = held{vol: v.num, off: off, len: len(raw), ok: true}
+	return nil
 }
 
 // NewCursor returns a cursor positioned at the start of the archive.
@@ -127,7 +155,7 @@ func (c *Cursor) Next() (*Record, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := c.rec.decode(v.path, raw, c.a.Version(), v.num, c.off, c.recno); err != nil {
+		if err := c.decode(v, raw, c.off, c.recno); err != nil {
 			return nil, err
 		}
 		c.off += int64(len(raw))
@@ -167,7 +195,7 @@ func (c *Cursor) Prev() (*Record, error) {
 			return nil, err
 		}
 		start := c.off - int64(len(raw))
-		if err := c.rec.decode(v.path, raw, c.a.Version(), v.num, start, 0); err != nil {
+		if err := c.decode(v, raw, start, 0); err != nil {
 			return nil, err
 		}
 		c.off = start
@@ -292,8 +320,16 @@ func (c *Cursor) usable(e IndexEntry) bool {
 	if err != nil {
 		return false
 	}
-	if err := v.refreshSize(); err != nil {
+	if e.DataOff < v.lowest {
 		return false
 	}
-	return e.DataOff >= v.lowest && e.DataOff <= v.size
+	// A volume only grows: its size is read again (an fstat) only when
+	// the entry lies beyond the size known, not on every positioning
+	// (pminfo -f positions once per metric).
+	if e.DataOff > v.size {
+		if err := v.refreshSize(); err != nil {
+			return false
+		}
+	}
+	return e.DataOff <= v.size
 }

@@ -30,15 +30,34 @@ func loadIndex(r io.Reader, version int) ([]IndexEntry, error) {
 		size = indexEntryV3
 	}
 	var out []IndexEntry
-	buf := make([]byte, size)
+	// Read in chunks of whole entries and decode them from the chunk:
+	// not a ReadFull per entry (an index holds thousands).
+	buf := make([]byte, 256*size)
 	for {
-		if _, err := io.ReadFull(r, buf); err != nil {
+		n, err := io.ReadAtLeast(r, buf, size)
+		for b := buf[:n-n%size]; len(b) > 0; b = b[size:] {
+			out = append(out, DecodeIndexEntry(b, version))
+		}
+		if err != nil {
 			if err == io.EOF || err == io.ErrUnexpectedEOF {
 				return out, nil
 			}
 			return out, err
 		}
-		out = append(out, DecodeIndexEntry(buf, version))
+		if n%size != 0 {
+			// a partial entry: the rest of it comes in the next chunk
+			k := copy(buf, buf[n-n%size:n])
+			m, err := io.ReadFull(r, buf[k:size])
+			if m+k == size {
+				out = append(out, DecodeIndexEntry(buf, version))
+			}
+			if err != nil {
+				if err == io.EOF || err == io.ErrUnexpectedEOF {
+					return out, nil
+				}
+				return out, err
+			}
+		}
 	}
 }
 

@@ -29,10 +29,11 @@ type windows [2]window
 
 // window is a buffer of a volume's bytes: b holds the bytes of v at off.
 type window struct {
-	v   *volume
-	b   []byte // the bytes read, a prefix of buf
-	buf []byte
-	off int64
+	v     *volume
+	b     []byte // the bytes read, a prefix of buf
+	buf   []byte
+	off   int64
+	fills int // reads into this window
 }
 
 // windowSize is the size of each window of an uncompressed volume
@@ -42,6 +43,22 @@ type window struct {
 // cache between the copy and the scan of the records, and leaves fewer
 // pages to fault in (1 MiB buffers cost a short replay 10% more).
 const windowSize = 256 << 10
+
+// firstWindow is the size of the first read of a reader's windows, each
+// later read twice the one before up to windowSize: a tool that reads a
+// record or two (pminfo -f fetches from the start of the archive) reads
+// and faults in 32 KiB, not 256.
+const firstWindow = 32 << 10
+
+// fillSize is the size of the next read into ws: firstWindow, doubled
+// for each read made, up to windowSize.
+func (ws *windows) fillSize() int {
+	fill := firstWindow
+	for k := ws[0].fills + ws[1].fills; k > 0 && fill < windowSize; k-- {
+		fill *= 2
+	}
+	return min(fill, windowSize)
+}
 
 // refreshSize re-reads the volume's size (a live archive grows).
 func (v *volume) refreshSize() error {
@@ -74,7 +91,8 @@ func (ws *windows) bytes(v *volume, off int64, n int, forward bool) ([]byte, err
 			return ws[0].b[s : s+int64(n) : s+int64(n)], nil
 		}
 	}
-	length := int64(max(n, v.data.ReadSize()))
+	// the growing fill, or less when the volume wants less (small xz blocks)
+	length := int64(max(n, min(ws.fillSize(), v.data.ReadSize())))
 	start := off
 	if !forward {
 		start = max(end-length, 0)
@@ -95,6 +113,7 @@ func (ws *windows) bytes(v *volume, off int64, n int, forward bool) ([]byte, err
 		return nil, err
 	}
 	w.v, w.b, w.off = v, b, start
+	w.fills++
 	s := off - start
 	return b[s : s+int64(n) : s+int64(n)], nil
 }

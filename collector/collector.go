@@ -87,9 +87,9 @@ type Collector struct {
 	mem         procMeminfo
 	load        procLoadavg
 	up          procUptime
-	vm          kvValues     // /proc/vmstat, by vmstatSlot
-	snmp        kvValues     // /proc/net/snmp, by snmpSlot
-	netstat     kvValues     // /proc/net/netstat, by snmpSlot
+	vm          kvValues     // /proc/vmstat, by slots().vmstat
+	snmp        kvValues     // /proc/net/snmp, by slots().snmp
+	netstat     kvValues     // /proc/net/netstat, by slots().snmp
 	vfs         [4][3]uint64 // file-nr, inode-state, dentry-state, aio (nr, max)
 	vfsN        [4]int
 	softnet     softnetStat
@@ -170,9 +170,9 @@ func New(opts ...Option) (*Collector, error) {
 		cpuOnline: map[int32]string{},
 		missing:   map[string]uint64{},
 		cpuNodes:  map[int32]uint64{},
-		vm:        newKV(len(vmstatSlot)),
-		snmp:      newKV(nSnmp),
-		netstat:   newKV(nSnmp),
+		vm:        newKV(len(slots().vmstat)),
+		snmp:      newKV(slots().nSnmp),
+		netstat:   newKV(slots().nSnmp),
 	}
 	for _, o := range opts {
 		o(c)

@@ -3,6 +3,7 @@ package collector
 import (
 	"bytes"
 	"strings"
+	"sync"
 )
 
 // This file holds the metrics read from files of named values:
@@ -29,49 +30,58 @@ const (
 	netstatFile
 )
 
-var (
-	// vmstatSlot maps a /proc/vmstat key to its slot.
-	vmstatSlot = map[string]int{}
-	// snmpSlot maps section, then field, to a slot (one numbering for
-	// both /proc/net/snmp and /proc/net/netstat).
-	snmpSlot = map[string]map[string]int{}
-	nSnmp    int
-)
+// slotTables numbers the keys the collector keeps of /proc/vmstat, of
+// /proc/net/snmp and /proc/net/netstat (one numbering for both), and of
+// a NUMA node's meminfo and numastat.
+type slotTables struct {
+	vmstat map[string]int            // a /proc/vmstat key's slot
+	snmp   map[string]map[string]int // section, then field, to a slot
+	nSnmp  int
+	numa   map[string]int // numaKeys' slots
+}
 
-func init() {
+// slots returns the tables, built when first needed rather than at
+// start-up: every tool links the collector (pminfo -h @), few use it.
+var slots = sync.OnceValue(func() *slotTables {
+	t := &slotTables{vmstat: map[string]int{}, snmp: map[string]map[string]int{}, numa: make(map[string]int, len(numaKeys))}
 	for _, e := range descTable {
 		if k, ok := strings.CutPrefix(e.name, "mem.vmstat."); ok {
-			vmstatSlot[k] = len(vmstatSlot)
+			t.vmstat[k] = len(t.vmstat)
 		}
 	}
 	for _, k := range []string{"pswpin", "pswpout", "nr_slab_reclaimable", "nr_slab_unreclaimable"} {
-		if _, ok := vmstatSlot[k]; !ok {
-			vmstatSlot[k] = len(vmstatSlot)
+		if _, ok := t.vmstat[k]; !ok {
+			t.vmstat[k] = len(t.vmstat)
 		}
 	}
 	for _, f := range snmpFields {
-		m := snmpSlot[f.sec]
+		m := t.snmp[f.sec]
 		if m == nil {
 			m = map[string]int{}
-			snmpSlot[f.sec] = m
+			t.snmp[f.sec] = m
 		}
 		if _, ok := m[f.field]; !ok {
-			m[f.field] = nSnmp
-			nSnmp++
+			m[f.field] = t.nSnmp
+			t.nSnmp++
 		}
 	}
-}
+	for i, k := range numaKeys {
+		t.numa[k] = i
+	}
+	return t
+})
 
-// parseVmstat parses /proc/vmstat into kv (slots of vmstatSlot).
+// parseVmstat parses /proc/vmstat into kv (slots of slots().vmstat).
 func parseVmstat(b []byte, kv *kvValues) error {
 	kv.reset()
 	n := 0
 	all := b
+	slot := slots().vmstat
 	for len(b) > 0 {
 		var line []byte
 		line, b = nextLine(b)
 		k, rest := nextField(line)
-		i, ok := vmstatSlot[string(k)]
+		i, ok := slot[string(k)]
 		if !ok {
 			continue
 		}
@@ -98,8 +108,9 @@ func parseInt(b []byte) (uint64, bool) {
 }
 
 // parseSnmp parses /proc/net/snmp or /proc/net/netstat into kv (slots of
-// snmpSlot): "Tcp: RtoAlgorithm RtoMin ..." followed by "Tcp: 1 200 ...".
+// slots().snmp): "Tcp: RtoAlgorithm RtoMin ..." followed by "Tcp: 1 200 ...".
 func parseSnmp(b []byte, kv *kvValues) {
+	sections := slots().snmp
 	for len(b) > 0 {
 		var head, vals []byte
 		head, b = nextLine(b)
@@ -107,7 +118,7 @@ func parseSnmp(b []byte, kv *kvValues) {
 		if c <= 0 {
 			continue
 		}
-		fields := snmpSlot[string(head[:c])]
+		fields := sections[string(head[:c])]
 		if len(b) == 0 {
 			return
 		}

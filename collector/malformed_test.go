@@ -149,9 +149,9 @@ func FuzzParsers(f *testing.F) {
 		parseLoadavg(b, &l)
 		var u procUptime
 		parseUptime(b, &u)
-		vm := newKV(len(vmstatSlot))
+		vm := newKV(len(slots().vmstat))
 		parseVmstat(b, &vm)
-		sn := newKV(nSnmp)
+		sn := newKV(slots().nSnmp)
 		parseSnmp(b, &sn)
 		var dst [3]uint64
 		parseFields(b, dst[:])

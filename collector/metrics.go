@@ -550,8 +550,8 @@ func bindings() map[string]binding {
 		"memory page size")
 
 	// swap
-	add("swap.pagesin", srcVmstat, vmKey(vmstatSlot["pswpin"]), "pages read from swap, pswpin in /proc/vmstat")
-	add("swap.pagesout", srcVmstat, vmKey(vmstatSlot["pswpout"]), "pages written to swap, pswpout in /proc/vmstat")
+	add("swap.pagesin", srcVmstat, vmKey(slots().vmstat["pswpin"]), "pages read from swap, pswpin in /proc/vmstat")
+	add("swap.pagesout", srcVmstat, vmKey(slots().vmstat["pswpout"]), "pages written to swap, pswpout in /proc/vmstat")
 	bm["swap.in"] = binding{err: int32(pmapi.ErrAppVersion), help: "swap in operations (kernels before 2.6 only)"}
 	bm["swap.out"] = binding{err: int32(pmapi.ErrAppVersion), help: "swap out operations (kernels before 2.6 only)"}
 	add("swap.free", srcMeminfo, miBytes(miSwapFree), "unused swap space in bytes, SwapFree in /proc/meminfo")
@@ -772,10 +772,10 @@ func moreBindings(add func(name string, src int, g getter, help string)) {
 		if !ok {
 			continue
 		}
-		add(e.name, srcVmstat, vmKey(vmstatSlot[k]), k+" in /proc/vmstat")
+		add(e.name, srcVmstat, vmKey(slots().vmstat[k]), k+" in /proc/vmstat")
 	}
-	rec, unrec := vmstatSlot["nr_slab_reclaimable"], vmstatSlot["nr_slab_unreclaimable"]
-	own := vmstatSlot["nr_slab"]
+	rec, unrec := slots().vmstat["nr_slab_reclaimable"], slots().vmstat["nr_slab_unreclaimable"]
+	own := slots().vmstat["nr_slab"]
 	add("mem.vmstat.nr_slab", srcVmstat, func(c *Collector, _ int) (val, bool) {
 		if v, ok := c.vm.get(own); ok {
 			return u(v)
@@ -794,7 +794,7 @@ func moreBindings(add func(name string, src int, g getter, help string)) {
 		if f.file == netstatFile {
 			name, src = "/proc/net/netstat", srcNetstat
 		}
-		add(f.name, src, snmpKey(f.file, snmpSlot[f.sec][f.field]), f.sec+" "+f.field+" in "+name)
+		add(f.name, src, snmpKey(f.file, slots().snmp[f.sec][f.field]), f.sec+" "+f.field+" in "+name)
 	}
 
 	add("network.interface.collisions", srcNet, netDev(ndTxColls), "collisions while sending, per interface, from /proc/net/dev")

@@ -24,14 +24,6 @@ var numaKeys = []string{
 	"numa_hit", "numa_miss", "numa_foreign", "interleave_hit", "local_node", "other_node",
 }
 
-var numaSlot = func() map[string]int {
-	m := make(map[string]int, len(numaKeys))
-	for i, k := range numaKeys {
-		m[k] = i
-	}
-	return m
-}()
-
 // numaNode is one node: its number, name, values by numaKeys slot, and
 // its CPU times summed.
 type numaNode struct {
@@ -82,6 +74,7 @@ func (c *Collector) listNodes() {
 // parseNodeMeminfo parses a node's meminfo ("Node 0 MemTotal: 123 kB")
 // or numastat ("numa_hit 123") into kv.
 func parseNodeMeminfo(b []byte, kv *kvValues) {
+	slot := slots().numa
 	for len(b) > 0 {
 		var line []byte
 		line, b = nextLine(b)
@@ -92,7 +85,7 @@ func parseNodeMeminfo(b []byte, kv *kvValues) {
 		}
 		k, rest := nextField(rest)
 		k = bytes.TrimSuffix(k, []byte(":"))
-		i, ok := numaSlot[string(k)]
+		i, ok := slot[string(k)]
 		if !ok {
 			continue
 		}
@@ -147,7 +140,7 @@ func (c *Collector) refreshPernode() error {
 }
 
 func numaGet(key string) getter {
-	slot := numaSlot[key]
+	slot := slots().numa[key]
 	return func(c *Collector, i int) (val, bool) {
 		if v, ok := c.nodes[i].kv.get(slot); ok {
 			return u(v)
@@ -157,7 +150,7 @@ func numaGet(key string) getter {
 }
 
 func numaHugeBytes(key string) getter {
-	slot := numaSlot[key]
+	slot := slots().numa[key]
 	return func(c *Collector, i int) (val, bool) {
 		v, ok := c.nodes[i].kv.get(slot)
 		size, ok2 := c.mem.get(miHugepagesize)

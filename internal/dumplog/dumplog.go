@@ -104,6 +104,7 @@ type dumper struct {
 	hdr  map[pmapi.PMID][]byte // value-set headers, per PMID
 	// --json: each metric's fields, per PMID; a value's text
 	jsonMetrics map[pmapi.PMID]*jsonMetric
+	jsonPos     []*jsonMetric // the metric last seen at each value-set position
 	scratch     []byte
 	z           *pcptime.Zone
 	ver         int

@@ -37,12 +37,30 @@ type jsonValue struct {
 	Value     any    `json:"value,omitempty"`
 }
 
-// jsonMetric is what every value of a metric starts with: the object's
-// opening and the metric's fields, built once per PMID.
+// jsonMetric is what every value of a metric starts with, built once per
+// PMID: the object's opening and the metric's fields, and, per position
+// in the value set, the opening up to the value for the instance last
+// seen there (instance number and name encoded once, not per record).
 type jsonMetric struct {
+	pmid   pmapi.PMID
+	sel    bool   // a metric asked for (all are, without metric names)
 	prefix []byte // {"pmid":...,"name":...,"type":...,"semantics":...,"units":...
 	desc   *pmapi.Desc
+	snap   *archive.InDomSnapshot // the state the openings' names came from
+	opens  []jsonOpen             // per value position
 }
+
+// jsonOpen is a value's opening: prefix, ,"inst":N,"instname":"...", and
+// ,"value":, for instance inst.
+type jsonOpen struct {
+	inst int32
+	b    []byte
+}
+
+// jsonFlushAt is the size at which --json hands its lines to the output:
+// large enough that they go to the file in one write, without a copy
+// into the bufio.Writer's buffer.
+const jsonFlushAt = 128 << 10
 
 // dumpJSON prints the sections the options select as JSON Lines.
 func (d *dumper) dumpJSON() int {
@@ -59,6 +77,8 @@ func (d *dumper) dumpJSON() int {
 	if !o.metrics {
 		return 0
 	}
+	defer d.flushBuf()
+	d.buf = make([]byte, 0, jsonFlushAt+jsonFlushAt/4) // room for the line that crosses jsonFlushAt
 	return d.walk(nil, func(r *archive.Record) {
 		b := append(d.buf, '{')
 		b = jsonfmt.AppendStamp(b, r.Stamp.Sec, int64(r.Stamp.Nsec))
@@ -66,60 +86,104 @@ func (d *dumper) dumpJSON() int {
 			b = append(b, `,"mark":true`...)
 		}
 		n := 0
-		for i := 0; i < r.NumPMID(); i++ {
-			if d.sel != nil && !d.sel[r.PMID(i)] {
-				continue
+		for i, np := 0, r.NumPMID(); i < np; i++ {
+			var m *jsonMetric
+			if p := r.PMID(i); i < len(d.jsonPos) && d.jsonPos[i] != nil && d.jsonPos[i].pmid == p {
+				m = d.jsonPos[i] // inline: this runs for every value set, even with one metric asked for
+			} else {
+				m = d.jsonMetricAt(r, i)
 			}
-			b, n = d.jsonValues(b, r, i, n)
+			if m.sel {
+				b, n = d.jsonValues(b, r, i, m, n)
+			}
 		}
 		if n > 0 {
 			b = append(b, ']')
 		}
 		d.buf = append(b, '}', '\n')
-		d.flushBuf()
+		if len(d.buf) >= jsonFlushAt {
+			d.flushBuf()
+		}
 	})
 }
 
-// jsonValues appends the values of value set i of r to the "metrics"
-// array, n values being there already, and returns the new count.
-func (d *dumper) jsonValues(b []byte, r *archive.Record, i, n int) ([]byte, int) {
-	m := d.jsonMetric(r.PMID(i))
-	next := func() {
-		if n == 0 {
-			b = append(b, `,"metrics":[`...)
-		} else {
-			b = append(b, ',')
-		}
-		n++
-		b = append(b, m.prefix...)
-	}
+// jsonValues appends the values of value set i of r (metric m) to the
+// "metrics" array, n values being there already, and returns the new
+// count.
+func (d *dumper) jsonValues(b []byte, r *archive.Record, i int, m *jsonMetric, n int) ([]byte, int) {
 	nv := r.NumVal(i)
 	if nv < 0 {
-		next()
+		b = jsonSep(b, n)
+		b = append(b, m.prefix...)
 		b = append(b, `,"error":`...)
 		b = jsonfmt.AppendString(b, pmapi.Error(nv).Error())
-		return append(b, '}'), n
+		return append(b, '}'), n + 1
 	}
-	snap := d.snapshot(m.desc, r.Stamp)
+	if snap := d.snapshot(m.desc, r.Stamp); snap != m.snap {
+		m.snap, m.opens = snap, m.opens[:0]
+	}
 	for j := 0; j < int(nv); j++ {
 		v := r.Value(i, j)
-		next()
-		if v.Inst != pmapi.InstNull {
-			b = append(b, `,"inst":`...)
-			b = strconv.AppendInt(b, int64(v.Inst), 10)
-			if name, ok := lookupInst(snap, v.Inst); ok && name != "" {
-				b = append(b, `,"instname":`...)
-				b = jsonfmt.AppendString(b, name)
-			}
-		}
-		b = append(b, `,"value":`...)
+		b = jsonSep(b, n)
+		n++
+		b = append(b, m.open(j, v.Inst)...)
 		b = appendJSONValue(b, m.desc, &v, &d.scratch)
 		b = append(b, '}')
 	}
 	return b, n
 }
 
-// jsonMetric returns p's cached prefix.
+// jsonSep appends what comes before the n-th value of a record: the
+// "metrics" array's opening, or a comma.
+func jsonSep(b []byte, n int) []byte {
+	if n == 0 {
+		return append(b, `,"metrics":[`...)
+	}
+	return append(b, ',')
+}
+
+// open returns the opening of the value at position j, of instance inst,
+// named from m.snap.
+func (m *jsonMetric) open(j int, inst int32) []byte {
+	if j < len(m.opens) && m.opens[j].b != nil && m.opens[j].inst == inst {
+		return m.opens[j].b
+	}
+	b := append([]byte(nil), m.prefix...)
+	if inst != pmapi.InstNull {
+		b = append(b, `,"inst":`...)
+		b = strconv.AppendInt(b, int64(inst), 10)
+		if name, ok := lookupInst(m.snap, inst); ok && name != "" {
+			b = append(b, `,"instname":`...)
+			b = jsonfmt.AppendString(b, name)
+		}
+	}
+	b = append(b, `,"value":`...)
+	for len(m.opens) <= j {
+		m.opens = append(m.opens, jsonOpen{})
+	}
+	m.opens[j] = jsonOpen{inst: inst, b: b}
+	return b
+}
+
+// jsonMetricAt returns the metric of value set i of r, from the cache of
+// the metric last seen at that position (records of an archive mostly
+// repeat one sequence of PMIDs), else from the per-PMID one.
+func (d *dumper) jsonMetricAt(r *archive.Record, i int) *jsonMetric {
+	p := r.PMID(i)
+	if i < len(d.jsonPos) {
+		if m := d.jsonPos[i]; m != nil && m.pmid == p {
+			return m
+		}
+	}
+	m := d.jsonMetric(p)
+	for len(d.jsonPos) <= i {
+		d.jsonPos = append(d.jsonPos, nil)
+	}
+	d.jsonPos[i] = m
+	return m
+}
+
+// jsonMetric returns p's cached fields.
 func (d *dumper) jsonMetric(p pmapi.PMID) *jsonMetric {
 	if m, ok := d.jsonMetrics[p]; ok {
 		return m
@@ -135,7 +199,7 @@ func (d *dumper) jsonMetric(p pmapi.PMID) *jsonMetric {
 	if desc != nil {
 		b = appendDescFields(b, desc)
 	}
-	m := &jsonMetric{prefix: b, desc: desc}
+	m := &jsonMetric{pmid: p, sel: d.sel == nil || d.sel[p], prefix: b, desc: desc}
 	if d.jsonMetrics == nil {
 		d.jsonMetrics = map[pmapi.PMID]*jsonMetric{}
 	}

@@ -80,6 +80,7 @@ func (d *dumper) walk(first func(*archive.Record), fn func(*archive.Record)) int
 	if errors.Is(err, pmapi.ErrEOL) {
 		return 0
 	}
+	d.flushBuf() // --json's lines not yet handed over
 	d.out.Flush()
 	fmt.Fprintf(d.errw, "pmdumplog: pmFetch: %s\n", archive.ErrText(err))
 	return 1

@@ -20,8 +20,61 @@ const TimeLayout = "2006-01-02T15:04:05.000000000Z"
 // a JSON string in TimeLayout.
 func AppendTime(b []byte, sec int64, nsec int64) []byte {
 	b = append(b, '"')
-	b = time.Unix(sec, nsec).UTC().AppendFormat(b, TimeLayout)
+	if 0 <= sec && sec < maxFastSec && 0 <= nsec && nsec < 1e9 {
+		b = appendUTC(b, sec, nsec)
+	} else {
+		b = time.Unix(sec, nsec).UTC().AppendFormat(b, TimeLayout)
+	}
 	return append(b, '"')
+}
+
+// maxFastSec is 10000-01-01T00:00:00Z: appendUTC writes the times before
+// it (four-digit years), time's AppendFormat the others.
+const maxFastSec = 253402300800
+
+// appendUTC appends TimeLayout's text of a time from 1970 to 9999 with
+// nsec in [0, 1e9), as time's AppendFormat writes it, without its layout
+// parsing (a sample's time is on every line of a tool's output): the date
+// from the day number by the civil-from-days arithmetic of the proleptic
+// Gregorian calendar.
+func appendUTC(b []byte, sec, nsec int64) []byte {
+	days, s := sec/86400, sec%86400
+	z := days + 719468 // days since 0000-03-01
+	era := z / 146097
+	doe := z - era*146097
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	day := doy - (153*mp+2)/5 + 1
+	month := mp + 3
+	year := yoe + era*400
+	if month > 12 {
+		month -= 12
+		year++
+	}
+	b = append(b, byte('0'+year/1000), byte('0'+year/100%10), byte('0'+year/10%10), byte('0'+year%10), '-')
+	b = append2(b, month)
+	b = append(b, '-')
+	b = append2(b, day)
+	b = append(b, 'T')
+	b = append2(b, s/3600)
+	b = append(b, ':')
+	b = append2(b, s/60%60)
+	b = append(b, ':')
+	b = append2(b, s%60)
+	b = append(b, '.')
+	var frac [9]byte
+	for i := 8; i >= 0; i-- {
+		frac[i] = byte('0' + nsec%10)
+		nsec /= 10
+	}
+	b = append(b, frac[:]...)
+	return append(b, 'Z')
+}
+
+// append2 appends n (0 to 99) in two digits.
+func append2(b []byte, n int64) []byte {
+	return append(b, byte('0'+n/10), byte('0'+n%10))
 }
 
 // Time is AppendTime's text without the quotes, for encoding/json users.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"pgregory.net/rapid"
 )
@@ -52,6 +53,28 @@ func TestTime(t *testing.T) {
 	}
 }
 
+// TestAppendTimeMatchesTime checks AppendTime's arithmetic against time's
+// formatting, over the whole range of its fast path and beyond it
+// (negative times, years past 9999, unnormalised nanoseconds).
+func TestAppendTimeMatchesTime(t *testing.T) {
+	check := func(t interface{ Fatalf(string, ...any) }, sec, nsec int64) {
+		want := `"` + time.Unix(sec, nsec).UTC().Format(TimeLayout) + `"`
+		if got := string(AppendTime(nil, sec, nsec)); got != want {
+			t.Fatalf("AppendTime(%d, %d) = %s, want %s", sec, nsec, got, want)
+		}
+	}
+	for _, sec := range []int64{0, 1, 59, 86399, 86400, 951782400, 951868800, 4107542400, maxFastSec - 1, maxFastSec, -1, -86400} {
+		for _, nsec := range []int64{0, 1, 999999999, 1000000000} {
+			check(t, sec, nsec)
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		sec := rapid.Int64Range(-maxFastSec, 2*maxFastSec).Draw(t, "sec")
+		nsec := rapid.Int64Range(0, 2e9).Draw(t, "nsec")
+		check(t, sec, nsec)
+	})
+}
+
 func TestIsNumber(t *testing.T) {
 	for s, want := range map[string]bool{
 		"1": true, "-1.5": true, "1.5e+06": true, "2.3e-07": true, "0": true,
@@ -80,5 +103,13 @@ func TestAppendString(t *testing.T) {
 		if want := strings.ToValidUTF8(s, "\ufffd"); back != want {
 			t.Errorf("%q: %s reads back as %q", s, got, back)
 		}
+	}
+}
+
+// BenchmarkAppendStamp is a sample's time as every JSON line carries it.
+func BenchmarkAppendStamp(b *testing.B) {
+	var buf []byte
+	for i := int64(0); b.Loop(); i++ {
+		buf = AppendStamp(buf[:0], 1700000000+i, 404000)
 	}
 }

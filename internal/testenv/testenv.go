@@ -84,6 +84,24 @@ func SharedDir(t testing.TB, sub string) string {
 	return path
 }
 
+// BenchArchive is the archive a benchmark reads: $env, else the 108 MB
+// benchmark archive /tmp/bench/b-v3 (docs/benchmarks.md makes it). The
+// benchmark is skipped when the archive has no .meta (or .meta.xz).
+func BenchArchive(tb testing.TB, env string) string {
+	tb.Helper()
+	arch := os.Getenv(env)
+	if arch == "" {
+		arch = "/tmp/bench/b-v3"
+	}
+	for _, meta := range []string{".meta", ".meta.xz"} {
+		if _, err := os.Stat(arch + meta); err == nil {
+			return arch
+		}
+	}
+	tb.Skipf("no benchmark archive %s ($%s names another)", arch, env)
+	return ""
+}
+
 // Interop reports whether PCP_INTEROP=1 is set: interop tests must then fail,
 // not skip, when a real PCP tool is missing.
 func Interop() bool { return os.Getenv("PCP_INTEROP") == "1" }

@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"hash/crc64"
 	"strconv"
+	"sync"
 )
 
 // These constants are part of the .xz wire format (The .xz File Format,
@@ -66,19 +67,24 @@ func (c Check) supported() bool {
 	return c == CheckNone || c == CheckCRC32 || c == CheckCRC64 || c == CheckSHA256
 }
 
-var crc64Table = crc64.MakeTable(crc64.ECMA)
+// crc64Table is made when a block first needs it, not at start-up.
+var crc64Table = sync.OnceValue(func() *crc64.Table { return crc64.MakeTable(crc64.ECMA) })
 
 // checker computes a block's check; its sum is compared with the stored one.
 type checker struct {
 	c      Check
 	crc32  uint32
 	crc64  uint64
+	table  *crc64.Table // crc64Table(), for CheckCRC64
 	sha    hash.Hash
 	sumBuf [sha256.Size]byte
 }
 
 func (k *checker) reset(c Check) {
 	k.c, k.crc32, k.crc64 = c, 0, 0
+	if c == CheckCRC64 && k.table == nil {
+		k.table = crc64Table()
+	}
 	if c == CheckSHA256 {
 		if k.sha == nil {
 			k.sha = sha256.New()
@@ -92,7 +98,7 @@ func (k *checker) write(p []byte) {
 	case CheckCRC32:
 		k.crc32 = crc32.Update(k.crc32, crc32.IEEETable, p)
 	case CheckCRC64:
-		k.crc64 = crc64.Update(k.crc64, crc64Table, p)
+		k.crc64 = crc64.Update(k.crc64, k.table, p)
 	case CheckSHA256:
 		k.sha.Write(p)
 	}

@@ -12,6 +12,8 @@ package xz
 // same decoder with buf as a circular dictionary: when pos reaches
 // len(buf) the caller wraps it to 0 and sets wrapped.
 
+import "sync"
+
 const (
 	numStates     = 12
 	posBitsMax    = 4
@@ -70,13 +72,15 @@ type probs struct {
 
 // initProbs and initLiteral hold the initial probabilities, copied on
 // each reset (a block of 1 KiB resets them all: a copy is much faster
-// than a loop).
+// than a loop). initOnce fills them, on the first reset rather than at
+// start-up (every tool links the decoder; most runs read no xz volume).
 var (
 	initProbs   probs
 	initLiteral [literalCoders<<4 + 0x100]uint16
+	initOnce    sync.Once
 )
 
-func init() {
+func fillInit() {
 	fill := func(p []uint16) {
 		for i := range p {
 			p[i] = probInit
@@ -120,6 +124,7 @@ func (d *lzmaDec) setProps(lc, lp, pb uint) {
 // resetState resets the probabilities, the state and the distances (an
 // LZMA2 state reset, or the start of an LZMA stream).
 func (d *lzmaDec) resetState() {
+	initOnce.Do(fillInit)
 	d.probs = initProbs
 	for lit := d.literal; len(lit) > 0; {
 		lit = lit[copy(lit, initLiteral[:]):]
