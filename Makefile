@@ -67,7 +67,9 @@ run: build
 # reports them (one "ok"/"FAIL" line per package, the output of failed
 # tests) and with the tests each package skipped and why
 # (internal/testreport). Set PCP_INTEROP=1 to make missing real PCP tools a
-# failure. Tests run even when vet or staticcheck complains, so that the
+# failure. Each package has 30 minutes (go test's default 10 is too short
+# for the interop packages on a loaded 2-CPU machine). Tests run even when
+# vet or staticcheck complains, so that the
 # log shows every package's result; the target fails if any does.
 STATICCHECK ?= $(shell command -v staticcheck 2>/dev/null || ls $$($(GO) env GOPATH)/bin/staticcheck 2>/dev/null)
 test:
@@ -80,8 +82,8 @@ test:
 	fi; \
 	mkdir -p $(BIN); \
 	$(GO) build -o $(BIN)/.testreport ./internal/testreport || exit 1; \
-	echo "$(GO) test -count=1 ./..."; \
-	{ $(GO) test -count=1 -json ./... 2>&1; echo $$? >$(BIN)/.test-status; } | $(BIN)/.testreport || status=1; \
+	echo "$(GO) test -count=1 -timeout 30m ./..."; \
+	{ $(GO) test -count=1 -timeout 30m -json ./... 2>&1; echo $$? >$(BIN)/.test-status; } | $(BIN)/.testreport || status=1; \
 	[ "$$(cat $(BIN)/.test-status)" = 0 ] || status=1; \
 	exit $$status
 
