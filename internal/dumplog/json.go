@@ -16,30 +16,36 @@ import (
 // (-i), then one per record (-m, and the default), written straight into
 // the output buffer: the records stream as fast as the text.
 
-// jsonRecord and jsonValue are a record line, as the tests read it.
+// jsonRecord, jsonMetricValues and jsonValue are a record line, as the
+// tests read it: the record's value sets in its order, each with its
+// metric's fields and its values (as pminfo --json groups them).
 type jsonRecord struct {
-	Timestamp string      `json:"timestamp"` // jsonfmt.TimeLayout
-	Sec       int64       `json:"sec"`
-	Nsec      int32       `json:"nsec"`
-	Mark      bool        `json:"mark,omitempty"`
-	Metrics   []jsonValue `json:"metrics,omitempty"`
+	Timestamp string             `json:"timestamp"` // jsonfmt.TimeLayout
+	Sec       int64              `json:"sec"`
+	Nsec      int32              `json:"nsec"`
+	Mark      bool               `json:"mark,omitempty"`
+	Metrics   []jsonMetricValues `json:"metrics,omitempty"`
+}
+
+type jsonMetricValues struct {
+	PMID      string      `json:"pmid"`
+	Name      string      `json:"name,omitempty"`
+	Type      string      `json:"type,omitempty"`
+	Semantics string      `json:"semantics,omitempty"`
+	Units     string      `json:"units,omitempty"`
+	Error     string      `json:"error,omitempty"` // numval < 0
+	Values    []jsonValue `json:"values,omitempty"`
 }
 
 type jsonValue struct {
-	PMID      string `json:"pmid"`
-	Name      string `json:"name,omitempty"`
-	Type      string `json:"type,omitempty"`
-	Semantics string `json:"semantics,omitempty"`
-	Units     string `json:"units,omitempty"`
-	Error     string `json:"error,omitempty"` // numval < 0
-	Inst      *int32 `json:"inst,omitempty"`
-	InstName  string `json:"instname,omitempty"`
-	Value     any    `json:"value,omitempty"`
+	Inst     *int32 `json:"inst,omitempty"`
+	InstName string `json:"instname,omitempty"`
+	Value    any    `json:"value"`
 }
 
-// jsonMetric is what every value of a metric starts with, built once per
-// PMID: the object's opening and the metric's fields, and, per position
-// in the value set, the opening up to the value for the instance last
+// jsonMetric is what a metric's value set starts with, built once per
+// PMID: the object's opening and the metric's fields; and, per position in
+// the value set, a value's opening up to the value for the instance last
 // seen there (instance number and name encoded once, not per record).
 type jsonMetric struct {
 	pmid   pmapi.PMID
@@ -50,8 +56,8 @@ type jsonMetric struct {
 	opens  []jsonOpen             // per value position
 }
 
-// jsonOpen is a value's opening: prefix, ,"inst":N,"instname":"...", and
-// ,"value":, for instance inst.
+// jsonOpen is a value's opening: {"inst":N,"instname":"...","value":
+// for instance inst ({"value": for a singular metric).
 type jsonOpen struct {
 	inst int32
 	b    []byte
@@ -107,14 +113,17 @@ func (d *dumper) dumpJSON() int {
 	})
 }
 
-// jsonValues appends the values of value set i of r (metric m) to the
-// "metrics" array, n values being there already, and returns the new
-// count.
+// jsonValues appends value set i of r (metric m) to the "metrics" array,
+// n value sets being there already, and returns the new count. A value
+// set with no values and no error has no entry.
 func (d *dumper) jsonValues(b []byte, r *archive.Record, i int, m *jsonMetric, n int) ([]byte, int) {
 	nv := r.NumVal(i)
+	if nv == 0 {
+		return b, n
+	}
+	b = jsonSep(b, n)
+	b = append(b, m.prefix...)
 	if nv < 0 {
-		b = jsonSep(b, n)
-		b = append(b, m.prefix...)
 		b = append(b, `,"error":`...)
 		b = jsonfmt.AppendString(b, pmapi.Error(nv).Error())
 		return append(b, '}'), n + 1
@@ -122,18 +131,20 @@ func (d *dumper) jsonValues(b []byte, r *archive.Record, i int, m *jsonMetric, n
 	if snap := d.snapshot(m.desc, r.Stamp); snap != m.snap {
 		m.snap, m.opens = snap, m.opens[:0]
 	}
+	b = append(b, `,"values":[`...)
 	for j := 0; j < int(nv); j++ {
 		v := r.Value(i, j)
-		b = jsonSep(b, n)
-		n++
+		if j > 0 {
+			b = append(b, ',')
+		}
 		b = append(b, m.open(j, v.Inst)...)
 		b = appendJSONValue(b, m.desc, &v, &d.scratch)
 		b = append(b, '}')
 	}
-	return b, n
+	return append(b, ']', '}'), n + 1
 }
 
-// jsonSep appends what comes before the n-th value of a record: the
+// jsonSep appends what comes before the n-th value set of a record: the
 // "metrics" array's opening, or a comma.
 func jsonSep(b []byte, n int) []byte {
 	if n == 0 {
@@ -148,16 +159,17 @@ func (m *jsonMetric) open(j int, inst int32) []byte {
 	if j < len(m.opens) && m.opens[j].b != nil && m.opens[j].inst == inst {
 		return m.opens[j].b
 	}
-	b := append([]byte(nil), m.prefix...)
+	b := []byte{'{'}
 	if inst != pmapi.InstNull {
-		b = append(b, `,"inst":`...)
+		b = append(b, `"inst":`...)
 		b = strconv.AppendInt(b, int64(inst), 10)
 		if name, ok := lookupInst(m.snap, inst); ok && name != "" {
 			b = append(b, `,"instname":`...)
 			b = jsonfmt.AppendString(b, name)
 		}
+		b = append(b, ',')
 	}
-	b = append(b, `,"value":`...)
+	b = append(b, `"value":`...)
 	for len(m.opens) <= j {
 		m.opens = append(m.opens, jsonOpen{})
 	}

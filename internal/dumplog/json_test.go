@@ -54,7 +54,11 @@ func TestJSON(t *testing.T) {
 	}
 	got := map[string]any{}
 	for _, m := range first.Metrics {
-		got[m.Name] = m.Value
+		if len(m.Values) != 1 {
+			t.Errorf("first record: %s has %d values, want 1", m.Name, len(m.Values))
+			continue
+		}
+		got[m.Name] = m.Values[0].Value
 	}
 	want := map[string]any{
 		"synth.ctr32": 100.0, "synth.ctrms": 1000.0, "synth.inst": 10.0, "synth.disc": 5.0,
@@ -77,8 +81,13 @@ func TestJSON(t *testing.T) {
 			t.Errorf("line %d: mark shown without -M", i+1)
 		}
 		for _, m := range r.Metrics {
-			if m.Name != "synth.multi" || m.Inst == nil || m.InstName == "" {
-				t.Errorf("line %d: unexpected value %+v", i+1, m)
+			if m.Name != "synth.multi" || len(m.Values) == 0 {
+				t.Errorf("line %d: unexpected value set %+v", i+1, m)
+			}
+			for _, v := range m.Values {
+				if v.Inst == nil || v.InstName == "" {
+					t.Errorf("line %d: %s: value without its instance %+v", i+1, m.Name, v)
+				}
 			}
 		}
 	}
@@ -156,11 +165,16 @@ func TestJSONSections(t *testing.T) {
 					if err := json.Unmarshal([]byte(line), &r); err != nil || r.Timestamp == "" {
 						t.Fatalf("record line %d: %v\n%s", i+1, err, line)
 					}
-					for _, v := range r.Metrics {
-						values++
-						d, ok := byPMID[v.PMID]
-						if !ok || v.Semantics != d.sem || v.Units != d.units || v.Type == "" {
-							t.Errorf("line %d: value %+v, descriptor %+v", i+1, v, d)
+					for _, m := range r.Metrics {
+						values += len(m.Values)
+						d, ok := byPMID[m.PMID]
+						if !ok || m.Semantics != d.sem || m.Units != d.units || m.Type == "" || (len(m.Values) == 0) == (m.Error == "") {
+							t.Errorf("line %d: value set %+v, descriptor %+v", i+1, m, d)
+						}
+						for _, v := range m.Values {
+							if (v.Inst == nil) != (d.indom == "") {
+								t.Errorf("line %d: %s: instance %v, descriptor's instance domain %q", i+1, m.PMID, v.Inst, d.indom)
+							}
 						}
 					}
 				}
@@ -172,8 +186,16 @@ func TestJSONSections(t *testing.T) {
 				t.Errorf("%d instance domain states, the text has %d", indoms, want)
 			}
 			// each record's first line starts with its time at column 0
-			if want := len(regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d\.\d+ `).FindAllString(strings.SplitN(text, "\n\n", 4)[3], -1)); labels != 1 || records != want || values == 0 {
+			recText := strings.SplitN(text, "\n\n", 4)[3]
+			if want := len(regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d\.\d+ `).FindAllString(recText, -1)); labels != 1 || records != want || values == 0 {
 				t.Errorf("%d labels, %d records (text %d), %d values", labels, records, want, values)
+			}
+			// a value is a line of the text's records ending in "value X"
+			// (or an event record array's count), at a value set's or an
+			// instance's indentation (an event record's parameters are
+			// indented further: the array is one string in JSON)
+			if want := len(regexp.MustCompile(`(?m)^(?:    \S|        inst \[).*(?:\): |\] )(?:value |No event records|\d+ (?:\(and \d+ missed\) )?event records?$)`).FindAllString(recText, -1)); values != want {
+				t.Errorf("%d values, the text has %d", values, want)
 			}
 		})
 	}
