@@ -594,8 +594,11 @@ func HostLabels(host string) archive.LabelSet {
 }
 
 // archiveLabels is __pmLogLookupLabel: the label sets of typ and ident
-// in force at t (the latest record stamped at or before it). found is
-// false when the archive has no record of them at all.
+// in force at t: the latest record stamped at or before it, and of
+// records with one stamp the first in the file (libpcp chains them
+// newest first, those of one time in file order; the earlier ones have
+// lost the sets a later one repeats: archive.Meta.Labels). found is false
+// when the archive has no record of them at all.
 func archiveLabels(m *archive.Meta, typ, ident uint32, t pmapi.Timestamp) (sets []archive.LabelSet, found bool) {
 	var best *archive.LabelRecord
 	for i := range m.Labels {
@@ -607,7 +610,7 @@ func archiveLabels(m *archive.Meta, typ, ident uint32, t pmapi.Timestamp) (sets 
 		if t.Before(lr.Stamp) {
 			continue
 		}
-		if best == nil || !lr.Stamp.Before(best.Stamp) {
+		if best == nil || best.Stamp.Before(lr.Stamp) {
 			best = lr
 		}
 	}

@@ -254,3 +254,41 @@ func TestEventSummary(t *testing.T) {
 		t.Errorf("empty aggregate %q", got)
 	}
 }
+
+// TestArchiveLabels checks __pmLogLookupLabel's choice: the latest
+// record at or before the time, and of records of one time the first in
+// the file (QA nvidiagpu-0: the real pminfo -l prints the instance label
+// sets of the earlier record of the time).
+func TestArchiveLabels(t *testing.T) {
+	ts := func(sec int64) pmapi.Timestamp { return pmapi.Timestamp{Sec: sec} }
+	rec := func(sec int64, ident uint32, inst int32) archive.LabelRecord {
+		return archive.LabelRecord{Stamp: ts(sec), Type: archive.LabelInstances, Ident: ident,
+			Sets: []archive.LabelSet{{Inst: inst}}}
+	}
+	m := &archive.Meta{Labels: []archive.LabelRecord{
+		rec(10, 7, 1), rec(20, 7, 2), rec(20, 7, 3), rec(30, 7, 4), rec(20, 8, 5),
+	}}
+	for _, c := range []struct {
+		ident uint32
+		at    int64
+		inst  int32 // -1: none
+		found bool
+	}{
+		{7, 5, -1, true}, // before the first record
+		{7, 10, 1, true}, // at it
+		{7, 25, 2, true}, // the first of the two records of 20
+		{7, 20, 2, true},
+		{7, 99, 4, true},
+		{8, 99, 5, true},
+		{9, 99, -1, false}, // no record of that ident
+	} {
+		sets, found := archiveLabels(m, archive.LabelInstances, c.ident, ts(c.at))
+		inst := int32(-1)
+		if len(sets) > 0 {
+			inst = sets[0].Inst
+		}
+		if inst != c.inst || found != c.found {
+			t.Errorf("ident %d at %d: inst %d found %v, want %d %v", c.ident, c.at, inst, found, c.inst, c.found)
+		}
+	}
+}

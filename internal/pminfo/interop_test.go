@@ -32,18 +32,7 @@ var sharedDivergences = map[string]struct {
 	modes []string
 	why   string
 }{
-	"amdgpu-0":      {nil, "a label set with a negative label count: pcpkit refuses the .meta (archive)"},
-	"amdgpu-1":      {nil, "a label set with a negative label count: pcpkit refuses the .meta (archive)"},
-	"pcp-nfsiostat": {nil, "a label set with a negative label count: pcpkit refuses the .meta (archive)"},
-	"pcp-rocestat":  {nil, "a label set with a negative label count: pcpkit refuses the .meta (archive)"},
-	"vldb-disks":    {nil, "metric names padded with NULs: libpcp's names end at the first NUL (archive)"},
-	"nvidiagpu-0":   {[]string{"-l", "-s", "-dfmtTlsx"}, "instance label sets sharing a timestamp (archive metadata)"},
-	"badlen-4":      {nil, "libpcp says Empty archive log file, pcpkit Illegal label record (archive)"},
-	"badlen-11":     {[]string{"-f", "-x", "-v", "-F", "-dfmtTlsx", "-l"}, "a damaged first record: libpcp's fetch from time 0 ends the archive (replay)"},
-	"badmeta-4":     {nil, "libpcp refuses the damaged .meta, pcpkit reads it (archive)"},
-	"badmeta-6":     {nil, "pcpkit refuses the damaged .meta, libpcp reads it (archive)"},
-	"badmeta-7":     {nil, "pcpkit refuses the damaged .meta, libpcp reads it (archive)"},
-	"badti-2":       {[]string{"-f", "-x", "-v", "-F", "-l", "-dfmtTlsx"}, "a damaged temporal index: libpcp positions a fetch from time 0 through it (replay)"},
+	"badti-2": {[]string{"-f", "-x", "-v", "-F", "-l", "-dfmtTlsx"}, "a damaged temporal index: libpcp positions a fetch from time 0 through it (replay)"},
 }
 
 // sharedArchives lists the archives of the shared sets, with the

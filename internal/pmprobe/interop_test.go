@@ -15,10 +15,7 @@ var probeModes = []string{"", "-v", "-i -I", "-f -i -I", "-I"}
 // divergent are the shared archives whose reading by package archive or
 // replay differs from PCP 6.0.3's (see internal/pminfo's
 // sharedDivergences for each reason): pmprobe is not compared on them.
-var divergent = map[string]bool{
-	"amdgpu-0": true, "amdgpu-1": true, "pcp-nfsiostat": true, "pcp-rocestat": true, "vldb-disks": true,
-	"badlen-4": true, "badlen-11": true, "badmeta-4": true, "badmeta-6": true, "badmeta-7": true, "badti-2": true,
-}
+var divergent = map[string]bool{"badti-2": true}
 
 // TestInteropShared runs the real pmprobe and pcpkit's on every archive
 // in ../shared (with the multi-archive directories and lists).
