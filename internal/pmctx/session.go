@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"syscall"
 
@@ -19,10 +20,17 @@ import (
 // Session is one run of a tool (pminfo, pmprobe): its buffered standard
 // output and its standard error, the process's derived metrics, the
 // options, the context and the reporting zone.
+//
+// Standard output is buffered as C's stdio buffers the real tool's: in
+// blocks of 4 KiB (a file's or a pipe's block size) written when full and
+// at exit, so that under 2>&1 a message on stderr comes before the
+// output still buffered (the real tools never flush stdout); on a
+// terminal, by lines (what was printed is out before a message).
 type Session struct {
 	Prog string
 	Out  *bufio.Writer
 	Errw io.Writer
+	tty  bool // stdout is a terminal
 	Opts *Opts
 	C    *Context
 	Zone *pcptime.Zone // the reporting zone (-Z, -z, else $TZ)
@@ -34,7 +42,29 @@ type exit int
 
 // NewSession starts a session writing to stdout and stderr.
 func NewSession(prog string, stdout, stderr io.Writer) *Session {
-	return &Session{Prog: prog, Out: bufio.NewWriterSize(stdout, 64<<10), Errw: stderr, Zone: pcptime.LocalZone()}
+	tty := false
+	if f, ok := stdout.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			tty = true
+		}
+	}
+	size := stdioBlock
+	if tty {
+		size = 64 << 10
+	}
+	return &Session{Prog: prog, Out: bufio.NewWriterSize(stdout, size), Errw: stderr, tty: tty, Zone: pcptime.LocalZone()}
+}
+
+// stdioBlock is the size of a C stdio buffer on a file or a pipe.
+const stdioBlock = 4096
+
+// beforeStderr is what C's stdio has written of stdout when a message
+// goes to stderr: on a terminal every line printed; otherwise nothing
+// more (full blocks are written as they fill).
+func (s *Session) beforeStderr() {
+	if s.tty {
+		s.Out.Flush()
+	}
 }
 
 // Run runs the tool's body and returns its exit status, or the one Fail
@@ -60,18 +90,18 @@ func (s *Session) Fail(format string, a ...any) {
 	panic(exit(1))
 }
 
-// Stderr writes a message on stderr, after flushing stdout, as a C
-// program's unbuffered stderr does not wait for stdout.
+// Stderr writes a message on stderr at once, as a C program's
+// unbuffered stderr does (stdout as its stdio has it: beforeStderr).
 func (s *Session) Stderr(format string, a ...any) {
-	s.Out.Flush()
+	s.beforeStderr()
 	fmt.Fprintf(s.Errw, format, a...)
 }
 
 // messages is where libpcp's messages about derived metrics go: stderr,
-// after stdout's pending output.
+// at once.
 func (s *Session) messages() io.Writer {
 	return writerFunc(func(p []byte) (int, error) {
-		s.Out.Flush()
+		s.beforeStderr()
 		return s.Errw.Write(p)
 	})
 }
@@ -98,7 +128,7 @@ func (s *Session) flushMessages(msgs string) {
 	if msgs == "" {
 		return
 	}
-	s.Out.Flush()
+	s.beforeStderr()
 	if s.Opts != nil {
 		s.Opts.Flush()
 	}
@@ -178,7 +208,7 @@ func (s *Session) contextOptions() {
 	w, _, perr := pcptime.ParseWindowSpec(pcptime.WindowSpec{Start: o.Start, End: o.Finish, Align: o.Align, Origin: o.Origin}, lab.Start, end, s.Zone)
 	if perr != nil {
 		o.Printf("%s: invalid time window.\n%s\n", o.Prog, perr.Message())
-		s.Out.Flush()
+		s.beforeStderr()
 		o.Flush()
 		panic(exit(1))
 	}

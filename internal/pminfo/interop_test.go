@@ -262,3 +262,24 @@ func TestInteropDerived(t *testing.T) {
 func modeArgs(archive, mode string) []string {
 	return append([]string{"-a", archive}, strings.Fields(mode)...)
 }
+
+// TestInteropStdoutBuffering runs both pminfos with stdout and stderr on
+// one stream (2>&1, as PCP's QA scripts run them): the real one's stdout
+// is C stdio's, written in 4 KiB blocks and at exit, so its error lines
+// come before what it printed earlier and may cut a line of values (QA
+// 790: "Error: ... Unknown metric name" before the values).
+func TestInteropStdoutBuffering(t *testing.T) {
+	made := testenv.SharedDir(t, "pcp-made-archives")
+	qa := testenv.SharedDir(t, "pcp-qa-archives")
+	for _, c := range []struct {
+		dir  string
+		args []string
+	}{
+		{made, []string{"-a", "synth3", "-f", "synth.multi", "nosuch", "synth.ctr32", "nosuch.either"}},
+		{made, []string{"-a", "synth3", "-d", "nosuch", "synth"}},
+		{qa, []string{"-a", "20180127.08.40", "-f", "kernel", "nosuch", "disk", "nosuch2", "mem"}}, // over 4 KiB before each error
+		{qa, []string{"-a", "20180127.08.40", "-x", "-f", "-O", "@99:00", "kernel"}},               // a bad -O
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) { testenv.CompareCombined(t, "pminfo", Main, c.dir, c.args) })
+	}
+}

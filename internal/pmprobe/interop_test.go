@@ -88,3 +88,20 @@ func commandLines(conf string) [][]string {
 		{"-a", ""}, {"-h", ""}, {"-a", "", "-v", "synth.ctr32"},
 	}
 }
+
+// TestInteropStdoutBuffering is pminfo's test of the same name for
+// pmprobe: stdout and stderr on one stream.
+func TestInteropStdoutBuffering(t *testing.T) {
+	made := testenv.SharedDir(t, "pcp-made-archives")
+	qa := testenv.SharedDir(t, "pcp-qa-archives")
+	for _, c := range []struct {
+		dir  string
+		args []string
+	}{
+		{made, []string{"-a", "synth3", "-v", "synth.multi", "nosuch", "synth"}},
+		{qa, []string{"-a", "20180127.08.40", "-v", "-i", "-I", "kernel", "disk", "mem", "nosuch"}},
+		{qa, []string{"-a", "20180127.08.40", "-v", "-O", "@99:00", "kernel"}},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) { testenv.CompareCombined(t, "pmprobe", Main, c.dir, c.args) })
+	}
+}

@@ -914,6 +914,36 @@ func CompareMain(t *testing.T, tool string, main Main, dir string, args []string
 	CompareRun(t, tool, tool+" "+strings.Join(args, " "), string(wout), string(werr), wrc, out, errs, rc)
 }
 
+// CompareCombined runs the real tool and pcpkit's (main) with args in
+// dir, each with stdout and stderr on one stream (2>&1 into a pipe or a
+// file), and reports a difference in what the stream got or in the exit
+// status: how the real tool's stdio interleaves its buffered stdout with
+// its stderr.
+func CompareCombined(t *testing.T, tool string, main Main, dir string, args []string, env ...string) {
+	t.Helper()
+	cmd := exec.Command(RealTool(t, tool), args...)
+	cmd.Dir, cmd.Env = dir, RealEnv(env...)
+	var real bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &real, &real
+	wrc := 0
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			t.Fatalf("%s: %v", tool, err)
+		}
+		wrc = ee.ExitCode()
+	}
+	Setenv(t, env...)
+	if dir != "" {
+		t.Chdir(dir)
+	}
+	var ours bytes.Buffer
+	rc := main(args, &ours, &ours)
+	if real.String() != ours.String() || rc != wrc {
+		t.Errorf("%s %s 2>&1: exit status %d, real %d; output: %s", tool, strings.Join(args, " "), rc, wrc, LineDiff(real.String(), ours.String()))
+	}
+}
+
 // FileNames lists the names of the entries of dir, sorted (none when it
 // cannot be read): what a tool left in its output directory.
 func FileNames(dir string) []string {
