@@ -276,68 +276,86 @@ func (s *selection) hasCluster(ident uint32) bool {
 
 // resolveConfig turns a parsed configuration into a selection against
 // the inputs' namespaces and instance domains, printing the real tool's
-// warnings to out. A name is looked up in the inputs in command-line
-// order, in the first one that knows it. It returns nil when no metric
+// warnings to out. A name is looked up in every input, in command-line
+// order (the warning when none knows it); each leaf it names there is
+// resolved against that input's metadata, unless its metric was selected
+// already (from an earlier input or an earlier line: the real tool
+// passes over it silently, so a metric all of whose instances are
+// missing is warned about once per input). It returns nil when no metric
 // with a descriptor was named (the real tool then extracts everything),
 // and an empty selection when metrics were named but none of their
 // instances exists (the real tool then extracts nothing).
 func (x *extractor) resolveConfig(specs []cfgSpec, file string, out io.Writer) *selection {
 	sel := &selection{}
+	selected := map[pmapi.PMID]bool{}
 	named := false
 	for _, sp := range specs {
-		var src *input
-		var leaves []string
+		found := false
 		for _, in := range x.inputs {
-			if l := in.a.Meta().Traverse(sp.name); len(l) > 0 {
-				src, leaves = in, l
-				break
-			}
-		}
-		if src == nil {
-			fmt.Fprintf(out, "Warning [%s, line %d]\nProblem with lookup for metric \"%s\" ... metric ignored\nReason: %s\n", file, sp.line, sp.name, pmapi.ErrName.Error())
-			continue
-		}
-		meta := src.a.Meta()
-		for _, leaf := range leaves {
-			pmid, _ := meta.Lookup(leaf)
-			desc, ok := meta.Desc(pmid)
-			if !ok {
-				fmt.Fprintf(out, "Warning [%s, line %d]\nDescription unavailable for metric \"%s\" ... not extracted\nReason: %s\n", file, sp.line, leaf, pmapi.ErrPMID.Error())
+			meta := in.a.Meta()
+			leaves := meta.Traverse(sp.name)
+			if len(leaves) == 0 {
 				continue
 			}
-			named = true
-			e := mlEntry{pmid: pmid, indom: desc.InDom}
-			if len(sp.insts) == 0 {
-				if desc.InDom == pmapi.InDomNull {
-					e.numinst, e.insts = 1, []int32{pmapi.InstNull}
-				} else {
-					e.numinst = -1
-				}
-				sel.ml = append(sel.ml, e)
-				continue
-			}
-			for _, ci := range sp.insts {
-				id, ok := lookupInst(meta, desc.InDom, ci)
-				if !ok {
-					fmt.Fprintf(out, "Warning [%s, line %d]\nInstance \"%s\" is not defined for the metric \"%s\"\n", file, sp.line, ci.name, leaf)
+			found = true
+			for _, leaf := range leaves {
+				pmid, _ := meta.Lookup(leaf)
+				if selected[pmid] {
 					continue
 				}
-				if id > -1 {
-					e.insts = append(e.insts, id)
+				desc, ok := meta.Desc(pmid)
+				if !ok {
+					fmt.Fprintf(out, "Warning [%s, line %d]\nDescription unavailable for metric \"%s\" ... not extracted\nReason: %s\n", file, sp.line, leaf, pmapi.ErrPMID.Error())
+					continue
+				}
+				named = true
+				if e, ok := resolveInsts(meta, pmid, desc, sp, leaf, file, out); ok {
+					sel.ml = append(sel.ml, e)
+					selected[pmid] = true
 				}
 			}
-			e.numinst = len(e.insts)
-			if e.numinst == 0 {
-				fmt.Fprintf(out, "Warning [%s, line %d]\nNone of the instances for metric \"%s\" are valid, metric not extracted\n", file, sp.line, leaf)
-				continue
-			}
-			sel.ml = append(sel.ml, e)
+		}
+		if !found {
+			fmt.Fprintf(out, "Warning [%s, line %d]\nProblem with lookup for metric \"%s\" ... metric ignored\nReason: %s\n", file, sp.line, sp.name, pmapi.ErrName.Error())
 		}
 	}
 	if !named {
 		return nil
 	}
 	return sel
+}
+
+// resolveInsts makes the selection entry of metric leaf (pmid, desc)
+// for a configuration line: every instance, or those the line names that
+// meta's instance domain has (a warning for each other one). ok is false
+// when the line names instances and none of them exists (with the real
+// tool's warning).
+func resolveInsts(meta *archive.Meta, pmid pmapi.PMID, desc *pmapi.Desc, sp cfgSpec, leaf, file string, out io.Writer) (e mlEntry, ok bool) {
+	e = mlEntry{pmid: pmid, indom: desc.InDom}
+	if len(sp.insts) == 0 {
+		if desc.InDom == pmapi.InDomNull {
+			e.numinst, e.insts = 1, []int32{pmapi.InstNull}
+		} else {
+			e.numinst = -1
+		}
+		return e, true
+	}
+	for _, ci := range sp.insts {
+		id, ok := lookupInst(meta, desc.InDom, ci)
+		if !ok {
+			fmt.Fprintf(out, "Warning [%s, line %d]\nInstance \"%s\" is not defined for the metric \"%s\"\n", file, sp.line, ci.name, leaf)
+			continue
+		}
+		if id > -1 {
+			e.insts = append(e.insts, id)
+		}
+	}
+	e.numinst = len(e.insts)
+	if e.numinst == 0 {
+		fmt.Fprintf(out, "Warning [%s, line %d]\nNone of the instances for metric \"%s\" are valid, metric not extracted\n", file, sp.line, leaf)
+		return e, false
+	}
+	return e, true
 }
 
 // lookupInst finds an instance by number or name in any state of an

@@ -534,6 +534,45 @@ func TestInteropSkipMismatched(t *testing.T) {
 	}
 }
 
+// TestInteropConfigEveryInput runs -c configurations over inputs whose
+// namespaces differ: the real tool looks each name up in every input and
+// resolves there the metrics not selected yet (QA 813: "mmv" over two
+// archives selects the second one's mmv.test.*), so a metric none of
+// whose instances exists is warned about once per input. The second input
+// is QA ok-foo with sample.colour renamed and given another PMID by the
+// real pmlogrewrite.
+func TestInteropConfigEveryInput(t *testing.T) {
+	testenv.RealTool(t, realExtract)
+	rewrite := testenv.RealTool(t, "pmlogrewrite")
+	q := filepath.Join(testenv.SharedDir(t, "pcp-qa-archives"), "ok-foo")
+	dir := t.TempDir()
+	rules := filepath.Join(dir, "rules")
+	writeFile(t, rules, "metric sample.colour { pmid -> 29.0.99 name -> sample.extra }\n")
+	extra := filepath.Join(dir, "extra")
+	if o, e, rc, _ := runReal(t, dir, rewrite, "-c", rules, q, extra); rc != 0 {
+		t.Fatalf("pmlogrewrite: exit %d\n%s%s", rc, o, e)
+	}
+	for i, c := range []struct {
+		cfg    string
+		inputs []string
+	}{
+		{"sample", []string{q, extra}},
+		{"sample", []string{extra, q}},
+		{"sample.extra sample.colour", []string{q, extra}},
+		{"sample.colour [ brown ]", []string{q, extra}},
+		{"sample.colour [ brown ]\nsample.extra [ red ]", []string{extra, q}},
+		{"sample.colour [ red brown ] sample.colour [ blue ]", []string{q, extra}},
+		{"sample.extra [ brown ]\nsample.colour [ green ]", []string{q, extra}},
+		{"no.such sample.extra", []string{q, extra}},
+	} {
+		t.Run(fmt.Sprintf("config%d", i), func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "c")
+			writeFile(t, f, c.cfg+"\n")
+			interopCase(t, append([]string{"-c", f}, c.inputs...))
+		})
+	}
+}
+
 // damagedStrings are the damaged copies on which pcpkit's pmlogextract
 // writes other metadata bytes than the real one: a bit flip turned the
 // NUL that ends a name in a record's string table into another byte. The
