@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/pmlogger/fakesource"
 	"github.com/pcpkit/pcpkit/internal/testenv"
@@ -786,4 +788,82 @@ func TestRecordingSource(t *testing.T) {
 	if got := recordingSource(pdu, nil); got != source.Source(pdu) {
 		t.Errorf("no DerivedSource: recording from %T", got)
 	}
+}
+
+// shrinkingSource is the fake whose CPU instance domain loses instances
+// and later gains one back: its InDom and fake.cpu.user's values follow
+// sets[n/every] at fetch n. Only source.Source's methods (no PDU path).
+type shrinkingSource struct {
+	src   *fakesource.Source
+	sets  [][]int32
+	every int
+	n     int
+	cur   []int32
+}
+
+func (s *shrinkingSource) Host() string                                 { return s.src.Host() }
+func (s *shrinkingSource) LookupNames(n []string) ([]pmapi.PMID, error) { return s.src.LookupNames(n) }
+func (s *shrinkingSource) Traverse(n string) ([]string, error)          { return s.src.Traverse(n) }
+func (s *shrinkingSource) NamesOf(p pmapi.PMID) ([]string, error)       { return s.src.NamesOf(p) }
+func (s *shrinkingSource) Desc(p pmapi.PMID) (pmapi.Desc, error)        { return s.src.Desc(p) }
+func (s *shrinkingSource) Labels(typ, ident uint32) ([]archive.LabelSet, error) {
+	return s.src.Labels(typ, ident)
+}
+func (s *shrinkingSource) Text(typ, ident uint32) (string, error) { return s.src.Text(typ, ident) }
+func (s *shrinkingSource) Close() error                           { return s.src.Close() }
+
+func (s *shrinkingSource) InDom(indom pmapi.InDom) ([]int32, []string, error) {
+	if indom != fakesource.InDomCPU || s.cur == nil {
+		return s.src.InDom(indom)
+	}
+	var names []string
+	for _, k := range s.cur {
+		names = append(names, fmt.Sprintf("cpu%d", k))
+	}
+	return append([]int32(nil), s.cur...), names, nil
+}
+
+func (s *shrinkingSource) Fetch(pmids []pmapi.PMID) (*pmapi.Result, uint32, error) {
+	res, changes, err := s.src.Fetch(pmids)
+	if err != nil {
+		return res, changes, err
+	}
+	s.cur = s.sets[min(s.n/s.every, len(s.sets)-1)]
+	s.n++
+	for i := range res.VSets {
+		vs := &res.VSets[i]
+		if vs.PMID != fakesource.PMIDU32 || vs.NumVal <= 0 {
+			continue
+		}
+		var keep []pmapi.Value
+		for _, v := range vs.Values {
+			if containsInst(s.cur, v.Inst) {
+				keep = append(keep, v)
+			}
+		}
+		vs.Values, vs.NumVal = keep, int32(len(keep))
+	}
+	return res, changes, nil
+}
+
+// TestEngineInDomShrinks checks that an instance domain is logged again
+// when instances go away (the real pmlogger's check_inst: the sample's
+// instances are not the previous sample's; PCP QA 571), not only when an
+// instance it lacks appears.
+func TestEngineInDomShrinks(t *testing.T) {
+	src := &shrinkingSource{src: newFake(), every: 3, sets: [][]int32{{0, 1, 2, 3}, {0, 1}, {0, 1, 3}, {0, 1, 3}}}
+	base, _ := record(t, Options{Source: src, Groups: groupsFor(t, src.src, "log mandatory on 1 msec { fake.cpu.user }", nil), End: Limit{Samples: 12}})
+	a, err := archive.Open(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	var got [][]int32
+	for _, snap := range a.Meta().InDomHistory(fakesource.InDomCPU) {
+		got = append(got, snap.Insts)
+	}
+	if want := [][]int32{{0, 1, 2, 3}, {0, 1}, {0, 1, 3}}; !cmp.Equal(got, want) {
+		t.Errorf("instance domain records %v, want %v", got, want)
+	}
+	checkReal(t, base)
 }

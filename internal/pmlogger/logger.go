@@ -199,12 +199,18 @@ type mstate struct {
 	lastInsts []int32      // instances of its last value set, all in the logged indom
 	indomGen  uint64       // generation of the indom when lastInsts was checked
 	ind       *loggedInDom // its instance domain as logged (nil: not looked up yet)
+
+	// the group's previous sample of the metric (sampleChanged)
+	prevSeen  bool
+	prevNum   int32
+	prevInsts []int32
 }
 
 // loggedInDom is an instance domain as last written to the archive.
 type loggedInDom struct {
-	members map[int32]bool // nil: never written
-	gen     uint64         // bumped at each write
+	members map[int32]bool  // nil: never written
+	gen     uint64          // bumped at each write
+	stamp   pmapi.Timestamp // of the last write
 }
 
 type span struct{ from, to int }
@@ -533,7 +539,7 @@ func (l *Logger) putLogue(stamp pmapi.Timestamp, v logueVals, absArchive string,
 				if err := l.w.PutInDom(ir); err != nil {
 					return l.writeErr(err)
 				}
-				l.loggedInDom(indomLogger).set([]int32{inst})
+				l.loggedInDom(indomLogger).set([]int32{inst}, stamp)
 			}
 		}
 	}
@@ -1110,8 +1116,11 @@ func containsInst(list []int32, inst int32) bool {
 
 // meta writes what the value set needs before its record: the
 // descriptor with its names, labels and help text the first time the
-// metric is logged, and its instance domain when the result holds an
-// instance the last logged one does not.
+// metric is logged, and its instance domain (as the source has it now)
+// when the result holds an instance the last logged one does not, or,
+// as the real pmlogger's check_inst finds, when its instances are not
+// those of the group's previous sample of the metric (some went away)
+// and the instance domain was not written at this sample already.
 func (l *Logger) meta(ms *mstate, vs *pmapi.ValueSet, stamp pmapi.Timestamp) error {
 	m := ms.m
 	desc := m.Desc
@@ -1136,7 +1145,11 @@ func (l *Logger) meta(ms *mstate, vs *pmapi.ValueSet, stamp pmapi.Timestamp) err
 			return err
 		}
 	}
-	if desc.InDom == pmapi.InDomNull || vs.NumVal <= 0 {
+	if desc.InDom == pmapi.InDomNull {
+		return nil
+	}
+	changed := ms.sampleChanged(vs)
+	if vs.NumVal <= 0 {
 		return nil
 	}
 	// The same instances as last time, all in the indom as it was
@@ -1147,7 +1160,7 @@ func (l *Logger) meta(ms *mstate, vs *pmapi.ValueSet, stamp pmapi.Timestamp) err
 		ms.ind = li
 	}
 	gen := li.gen
-	if ms.indomGen == gen && gen != 0 && len(ms.lastInsts) == len(vs.Values) {
+	if !changed && ms.indomGen == gen && gen != 0 && len(ms.lastInsts) == len(vs.Values) {
 		same := true
 		for i := range vs.Values {
 			if vs.Values[i].Inst != ms.lastInsts[i] {
@@ -1163,6 +1176,9 @@ func (l *Logger) meta(ms *mstate, vs *pmapi.ValueSet, stamp pmapi.Timestamp) err
 	need := known == nil
 	for i := 0; !need && i < len(vs.Values); i++ {
 		need = !known[vs.Values[i].Inst]
+	}
+	if !need && changed && li.stamp.Before(stamp) {
+		need = true
 	}
 	if !need {
 		ms.remember(vs, gen)
@@ -1183,7 +1199,7 @@ func (l *Logger) meta(ms *mstate, vs *pmapi.ValueSet, stamp pmapi.Timestamp) err
 	}
 	// (lastInsts is left stale: the next sample checks against the new
 	// membership.)
-	li.set(insts)
+	li.set(insts, stamp)
 	return l.manageLabels(desc, stamp, true)
 }
 
@@ -1197,8 +1213,9 @@ func (l *Logger) loggedInDom(indom pmapi.InDom) *loggedInDom {
 	return li
 }
 
-// set records that the instance domain was written with insts.
-func (li *loggedInDom) set(insts []int32) {
+// set records that the instance domain was written with insts at stamp.
+func (li *loggedInDom) set(insts []int32, stamp pmapi.Timestamp) {
+	li.stamp = stamp
 	if li.members == nil {
 		li.members = make(map[int32]bool, len(insts))
 	} else {
@@ -1208,6 +1225,33 @@ func (li *loggedInDom) set(insts []int32) {
 		li.members[x] = true
 	}
 	li.gen++
+}
+
+// sampleChanged reports whether the instances of vs are not those of
+// the metric's value set in the group's previous sample (the real
+// pmlogger's check_inst: another number of values, or an instance the
+// previous one lacked; false for the first sample), and keeps vs's for
+// the next sample.
+func (ms *mstate) sampleChanged(vs *pmapi.ValueSet) bool {
+	changed := false
+	if ms.prevSeen {
+		if vs.NumVal != ms.prevNum {
+			changed = true
+		} else {
+			for i := range vs.Values {
+				if !containsInst(ms.prevInsts, vs.Values[i].Inst) {
+					changed = true
+					break
+				}
+			}
+		}
+	}
+	ms.prevSeen, ms.prevNum = true, vs.NumVal
+	ms.prevInsts = ms.prevInsts[:0]
+	for i := range vs.Values {
+		ms.prevInsts = append(ms.prevInsts, vs.Values[i].Inst)
+	}
+	return changed
 }
 
 // remember notes the instances of a value set found in the logged
