@@ -53,6 +53,45 @@ func BaseName(name string) string {
 	return n
 }
 
+// ControlName is the name libpcp keeps for an archive of base name base
+// (BaseName): dirname(3) of it, a slash and basename(3) of it, so "A" is
+// "./A", "d//A" and "d/A/" are "d/A", "/A" is "//A", and ".." stays. A second context
+// opened with exactly that name shares the first one's archive control
+// (and so the read position in its files).
+func ControlName(base string) string {
+	return cDirname(base) + "/" + cBasename(base)
+}
+
+// cDirname is dirname(3): the path up to its last component, without
+// trailing slashes; "." when there is no slash, "/" for the root.
+func cDirname(p string) string {
+	p = strings.TrimRight(p, "/")
+	if p == "" {
+		return "/"
+	}
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 {
+		return "."
+	}
+	if d := strings.TrimRight(p[:i], "/"); d != "" {
+		return d
+	}
+	return "/"
+}
+
+// cBasename is basename(3): the last component, trailing slashes
+// ignored.
+func cBasename(p string) string {
+	t := strings.TrimRight(p, "/")
+	if t == "" {
+		if p == "" {
+			return "."
+		}
+		return "/"
+	}
+	return t[strings.LastIndexByte(t, '/')+1:]
+}
+
 // fileSet names the files that make up one archive.
 type fileSet struct {
 	base   string         // base name, with its directory
@@ -72,10 +111,9 @@ func findFiles(name string) (*fileSet, error) {
 	if m, _ := filepath.Glob(globQuote(name) + ".meta*"); len(m) == 0 {
 		base = BaseName(name)
 	}
-	dir, file := filepath.Split(base)
-	if dir == "" {
-		dir = "."
-	}
+	// libpcp splits the name with dirname(3) and basename(3), so
+	// trailing slashes are ignored ("A/" is archive A).
+	dir, file := cDirname(base), cBasename(base)
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: name, Err: syscall.ENOENT}
@@ -88,7 +126,7 @@ func findFiles(name string) (*fileSet, error) {
 			continue
 		}
 		rest, _ := splitCompress(n[len(file)+1:])
-		path := filepath.Join(filepath.Dir(base), n)
+		path := filepath.Join(dir, n)
 		switch {
 		case rest == "meta":
 			if fsn.meta == "" || !isCompressed(path) {

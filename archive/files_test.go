@@ -25,3 +25,24 @@ func TestXZReadSize(t *testing.T) {
 		}
 	}
 }
+
+// TestControlName checks the name libpcp keeps for an archive (dirname(3)
+// and basename(3) joined), which decides whether a second context shares
+// the first one's archive control.
+func TestControlName(t *testing.T) {
+	for _, c := range []struct{ base, want string }{
+		{"A", "./A"},
+		{"./A", "./A"},
+		{"d/A", "d/A"},
+		{"d//A", "d/A"},
+		{"d/A/", "d/A"},
+		{"/A", "//A"}, // the real pmlogextract shares /A's control with //A, not /A
+		{"//A", "//A"},
+		{"/d/../e/A", "/d/../e/A"},
+		{"A//", "./A"},
+	} {
+		if got := ControlName(c.base); got != c.want {
+			t.Errorf("ControlName(%q) = %q, want %q", c.base, got, c.want)
+		}
+	}
+}

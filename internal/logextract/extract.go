@@ -401,18 +401,19 @@ func (x *extractor) setup() error {
 
 // shareMeta returns the metadata stream of an earlier input that input k
 // shares, or nil. libpcp gives a new archive context the archive control
-// of an open one (not of a list or directory) whose archive's base name
-// is the new context's name, exactly as given; the .meta file's read
-// position is in that control, so the real tool reads each record of
-// "pmlogextract A A" once, for one input or the other (but every record
-// twice for "A A.meta", and for "A.meta A.meta").
+// of an open one (not of a list or directory) whose name, as libpcp keeps
+// it (archive.ControlName), is the new context's name exactly as given; the .meta
+// file's read position is in that control, so the real tool reads each
+// record of "pmlogextract ./A ./A" or "/d/A /d/A" once, for one input or
+// the other, but every record twice for "A A" (libpcp keeps "./A"), "A
+// A.meta", "A.meta A.meta" and "/d//A /d//A".
 func (x *extractor) shareMeta(k int) *metaStream {
 	in := x.inputs[k]
 	if in.multi {
 		return nil
 	}
 	for _, prev := range x.inputs[:k] {
-		if !prev.multi && prev.a.BaseName() == in.name {
+		if !prev.multi && archive.ControlName(prev.a.BaseName()) == in.name {
 			return prev.meta
 		}
 	}

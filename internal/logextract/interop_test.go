@@ -87,8 +87,21 @@ var knownDivergences = map[string]struct{ instead, why string }{
 // each, and compares everything.
 func interopCase(t *testing.T, args []string) {
 	t.Helper()
+	interopCaseIn(t, "", args)
+}
+
+// interopCaseIn is interopCase with both tools run in directory cwd
+// (relative input names); "" leaves the real tool in a temporary
+// directory and pcpkit's where the test runs.
+func interopCaseIn(t *testing.T, cwd string, args []string) {
+	t.Helper()
 	n := caseCount.Add(1)
 	dir := t.TempDir()
+	runDir := dir
+	if cwd != "" {
+		runDir = cwd
+		t.Chdir(cwd)
+	}
 	realOut := filepath.Join(dir, fmt.Sprintf("real%d", n))
 	ourOut := filepath.Join(dir, fmt.Sprintf("ours%d", n))
 	realArgs := append([]string(nil), args...)
@@ -99,7 +112,7 @@ func interopCase(t *testing.T, args []string) {
 			swaps = append(swaps, [2]string{realArgs[i], a})
 		}
 	}
-	wout, werr, wrc, sig := runReal(t, dir, realExtract, append(realArgs, realOut)...)
+	wout, werr, wrc, sig := runReal(t, runDir, realExtract, append(realArgs, realOut)...)
 	for _, sw := range swaps {
 		wout = bytes.ReplaceAll(wout, []byte(sw[0]), []byte(sw[1]))
 		werr = bytes.ReplaceAll(werr, []byte(sw[0]), []byte(sw[1]))
@@ -531,6 +544,40 @@ func TestInteropSkipMismatched(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			interopCase(t, args)
 		})
+	}
+}
+
+// TestInteropSharedControl merges an archive with itself under names for
+// which libpcp does or does not give the second input the first one's
+// archive control, and so one read of the .meta file: it does when the
+// second name is exactly the first one's as libpcp keeps it,
+// dirname/basename ("./A" after "A", but not "A" after "A"; "/d/A" after
+// "/d//A/"), and then each instance domain record is read by one input
+// only; otherwise each input reads them all, and those of the second are
+// written at the next record's time (the real tool's search for the
+// record in force). Names with a trailing slash are the archive.
+func TestInteropSharedControl(t *testing.T) {
+	testenv.RealTool(t, realExtract)
+	q := testenv.SharedDir(t, "pcp-qa-archives")
+	for _, c := range []struct {
+		cwd  string
+		args []string
+	}{
+		{q, []string{"ok-foo", "ok-foo"}},
+		{q, []string{"./ok-foo", "./ok-foo"}},
+		{q, []string{"ok-foo", "./ok-foo"}},
+		{q, []string{"./ok-foo", "ok-foo"}},
+		{q, []string{"ok-foo.meta", "./ok-foo"}},
+		{q, []string{"ok-foo/", "./ok-foo"}},
+		{q, []string{"bigace_v2", "bigace_v2"}},
+		{q, []string{"sample-proc_v3", "./sample-proc_v3"}},
+		{"", []string{q + "//ok-foo", q + "//ok-foo"}},
+		{"", []string{q + "//ok-foo/", q + "/ok-foo"}},
+		{"", []string{q + "/../" + filepath.Base(q) + "/ok-foo", q + "/../" + filepath.Base(q) + "/ok-foo"}},
+		{"", []string{q + "/ok-foo.0", q + "/ok-foo"}},
+		{"", []string{q + "/ok-foo", q + "/ok-foo.0"}},
+	} {
+		t.Run(strings.ReplaceAll(strings.Join(c.args, " "), q, "Q"), func(t *testing.T) { interopCaseIn(t, c.cwd, c.args) })
 	}
 }
 
