@@ -1087,6 +1087,10 @@ func (w *Writer) putRecord(rec *Record) error {
 	// have zeros there.
 	raw := rec.raw
 	fixed := false
+	if !rec.oddBlocks {
+		// no pad byte to look at (Index noted it)
+		return w.putData(raw, rec.Stamp)
+	}
 	for i := range rec.vsets {
 		vs := &rec.vsets[i]
 		if vs.NumVal <= 0 || vs.ValFmt == pmapi.ValFmtInsitu {
