@@ -748,13 +748,15 @@ func (ip *Interp) update(treq, t float64, r *Record, how int, done *int, seenMar
 		}
 		if m.byInst == nil {
 			// Singular: the first value, whatever its instance.
-			r.value(vs, 0, &v)
-			ip.take(m.insts[0], treq, t, &v, how, done)
+			if ic := m.insts[0]; ic.takes(treq, t) {
+				r.value(vs, 0, &v)
+				ip.take(ic, treq, t, &v, how, done)
+			}
 			continue
 		}
 		for j := 0; j < nv; j++ {
 			ic := m.instOf(j, r.inst(vs, j))
-			if ic == nil {
+			if ic == nil || !ic.takes(treq, t) {
 				continue
 			}
 			r.value(vs, j, &v)
@@ -832,7 +834,16 @@ func typeFitsFmt(typ pmapi.Type, vf int32) bool {
 	return vf == pmapi.ValFmtDptr || vf == pmapi.ValFmtSptr
 }
 
-// take updates an instance's bounds with a value at time t.
+// takes reports whether take would change the bounds of ic with a
+// value at time t: a value neither nearer than the prior nor than the
+// next (most, when a search reads far past treq) need not be loaded.
+func (ic *inst) takes(treq, t float64) bool {
+	return t <= treq && (ic.tPrior > treq || t >= ic.tPrior) ||
+		t >= treq && (ic.tNext < treq || t <= ic.tNext)
+}
+
+// take updates an instance's bounds with a value at time t (nothing
+// when takes is false).
 func (ip *Interp) take(ic *inst, treq, t float64, v *pmapi.Value, how int, done *int) {
 	if t <= treq && (ic.tPrior > treq || t >= ic.tPrior) {
 		if ic.tPrior < ic.tNext && ic.tPrior >= treq {
