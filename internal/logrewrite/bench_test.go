@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/pcpkit/pcpkit/internal/testenv"
 )
 
 // BenchmarkRewrite rewrites the 108 MB benchmark archive (made by
@@ -16,13 +18,7 @@ import (
 //
 //	go test -run '^$' -bench Rewrite -benchmem ./internal/logrewrite
 func BenchmarkRewrite(b *testing.B) {
-	in := os.Getenv("PCPKIT_BENCH_ARCHIVE")
-	if in == "" {
-		in = "/tmp/bench/b-v3"
-	}
-	if _, err := os.Stat(in + ".meta"); err != nil {
-		b.Skipf("no benchmark archive %s (make it with shared/tools/pcp-bench-gen.py)", in)
-	}
+	in := testenv.BenchArchive(b, "PCPKIT_BENCH_ARCHIVE")
 	dir := b.TempDir()
 	conf := filepath.Join(dir, "bench.conf")
 	if err := os.WriteFile(conf, []byte("global { hostname -> benchhost }\nmetric bench.extra.m049 { sem -> discrete }\n"), 0o644); err != nil {
