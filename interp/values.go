@@ -36,6 +36,10 @@ func (ip *Interp) valueOf(m *metric, ic *inst, treq float64) (pmapi.Value, bool)
 		}
 		out.BlockType = ic.vPrior.btype
 		out.Block = ip.block(len(ic.vPrior.block))
+		if out.Block == nil {
+			// an empty block stays a block (sample.aggregate.null)
+			out.Block = []byte{}
+		}
 		copy(out.Block, ic.vPrior.block)
 		return out, true
 	}
