@@ -195,7 +195,14 @@ func (a *Archive) Frame(vol int, off, n int64) ([]byte, bool) {
 	if err != nil || n < 8 || n > math.MaxInt32 {
 		return nil, false
 	}
-	raw, err := a.win.bytes(v, off, int(n), true)
+	// A frame before the window used last is read with a window that
+	// ends at it: frames read again go backwards (interpolation reads
+	// a run of records again from its end), and the next is then in it.
+	forward := true
+	if w := &a.win[0]; w.v == v && off < w.off {
+		forward = false
+	}
+	raw, err := a.win.bytes(v, off, int(n), forward)
 	if err != nil || int64(binary.BigEndian.Uint32(raw)) != n || int64(binary.BigEndian.Uint32(raw[n-4:])) != n {
 		return nil, false
 	}

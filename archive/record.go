@@ -34,6 +34,11 @@ type Record struct {
 	file    string // for errors: the volume's path
 	recno   int    // for errors: the record's number in the volume, 0 if not known
 	vsets   []VSet // every value set, once indexed
+	// blockBytes is the size of the value blocks, each rounded up to
+	// whole 32-bit words, and oddBlocks whether the length of any is not
+	// a multiple of 4 (it is then followed by pad bytes): once indexed
+	blockBytes int64
+	oddBlocks  bool
 }
 
 // VSet is one value set of a record, as NextSet finds it: the metric, its
@@ -97,6 +102,7 @@ func (r *Record) decode(file string, raw []byte, version int, vol int, off int64
 // as they are. The value sets are read with NextSet, or Index.
 func (r *Record) View(raw []byte, version int) error {
 	r.raw, r.Version, r.numpmid, r.vsets = raw, version, 0, r.vsets[:0]
+	r.blockBytes, r.oddBlocks = 0, false
 	hdr := r.hdr()
 	n := len(raw)
 	if n < hdr+4 {
@@ -128,6 +134,7 @@ func (r *Record) Index() error {
 	}
 	r.vsets = r.vsets[:n]
 	var pos SetPos
+	r.blockBytes, r.oddBlocks = 0, false
 	if _, err := r.scan(&pos, r.numpmid, r.vsets); err != nil && err != io.EOF {
 		r.vsets = r.vsets[:0]
 		return err
@@ -140,25 +147,16 @@ func (r *Record) Index() error {
 }
 
 // checkBlockTotal checks that the value blocks, each rounded up to whole
-// 32-bit words, add up to no more than the bytes between the end of the
-// value sets (vsEnd) and the trailer, as libpcp's decoding of a result
-// checks (a block whose length was damaged can lie inside the record and
-// still be refused by it).
+// 32-bit words (r.blockBytes, which the scan of Index added up), add up
+// to no more than the bytes between the end of the value sets (vsEnd)
+// and the trailer, as libpcp's decoding of a result checks (a block
+// whose length was damaged can lie inside the record and still be
+// refused by it).
 func (r *Record) checkBlockTotal(vsEnd int64) error {
 	if vsEnd == 0 {
 		return nil
 	}
-	var total int64
-	for i := range r.vsets {
-		vs := &r.vsets[i]
-		if vs.ValFmt == pmapi.ValFmtInsitu || vs.NumVal <= 0 {
-			continue
-		}
-		for j := 0; j < int(vs.NumVal); j++ {
-			bl := int64(binary.BigEndian.Uint32(r.raw[r.blockPos(vs, j):]) & 0xffffff)
-			total += (bl + 3) &^ 3
-		}
-	}
+	total := r.blockBytes
 	if end := int64(len(r.raw) - 4); vsEnd+total > end {
 		return r.fault("value blocks of %d bytes do not fit in the %d bytes after the value sets", total, end-vsEnd)
 	}
@@ -219,7 +217,7 @@ func (r *Record) scan(pos *SetPos, stop int32, index []VSet) (VSet, error) {
 		}
 		if index != nil {
 			if vs.ValFmt != pmapi.ValFmtInsitu {
-				if err := r.CheckVSet(&vs); err != nil {
+				if err := r.checkBlocks(&vs, true); err != nil {
 					return VSet{}, err
 				}
 			}
@@ -311,13 +309,19 @@ func (r *Record) NextSetIn(pos *SetPos, lay *Layout) (VSet, error) {
 // lie inside the record, after the header and before the trailer, and be
 // at least its own header long. A block that does not gives a
 // *FormatError wrapping pmapi.ErrLogRec.
-func (r *Record) CheckVSet(vs *VSet) error {
+func (r *Record) CheckVSet(vs *VSet) error { return r.checkBlocks(vs, false) }
+
+// checkBlocks is CheckVSet; with sum, it adds the blocks' sizes to
+// r.blockBytes and notes in r.oddBlocks a block with pad bytes (Index's
+// single pass over the blocks).
+func (r *Record) checkBlocks(vs *VSet, sum bool) error {
 	if vs.ValFmt == pmapi.ValFmtInsitu || vs.NumVal <= 0 {
 		return nil
 	}
 	raw := r.raw
 	hdr, end := int64(r.hdr()), int64(len(raw)-4)
 	pairs := raw[vs.off : int(vs.off)+8*int(vs.NumVal)]
+	var total, odd int64
 	for i := 0; i+8 <= len(pairs); i += 8 {
 		w := binary.BigEndian.Uint32(pairs[i+4 : i+8])
 		bp := dptrPos(w)
@@ -328,6 +332,12 @@ func (r *Record) CheckVSet(vs *VSet) error {
 		if bl < 4 || bp+bl > end {
 			return r.fault("value block length %d for PMID %s runs past the record", bl, vs.PMID)
 		}
+		total += (bl + 3) &^ 3
+		odd |= bl
+	}
+	if sum {
+		r.blockBytes += total
+		r.oddBlocks = r.oddBlocks || odd&3 != 0
 	}
 	return nil
 }

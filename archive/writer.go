@@ -199,6 +199,9 @@ type outFile struct {
 	path string
 	off  int64  // bytes written (or buffered) so far
 	pend []byte // Buffered mode: bytes not yet written
+	// synced is the offset up to which the kernel was asked to start
+	// writing the file to the disk (earlyWriteback)
+	synced int64
 }
 
 const writeBufSize = 256 << 10
@@ -515,6 +518,9 @@ func (w *Writer) write(f *outFile, rec []byte) error {
 			if err := w.put(f, rec); err != nil {
 				return w.fail(err)
 			}
+			if err := w.earlyWriteback(f, f.off+int64(len(rec))); err != nil {
+				return err
+			}
 		} else {
 			if f.pend == nil {
 				f.pend = make([]byte, 0, writeBufSize)
@@ -556,7 +562,32 @@ func (w *Writer) flushAll() error {
 			return w.fail(err)
 		}
 		f.pend = f.pend[:0]
+		if err := w.earlyWriteback(f, f.off); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// writebackChunk is how many bytes a batch writer lets gather in the
+// page cache before it asks the kernel to start writing them out.
+const writebackChunk = 8 << 20
+
+// earlyWriteback starts the writing to the disk of what a batch writer
+// (CoalesceData or Buffered, with the fsync at the end) has written to
+// f up to end, once a chunk of it is there: the disk works while the
+// writer goes on, and the fsync at Close or at a volume switch waits
+// for the last chunk only, not for the whole file. Durability is the
+// fsync's, unchanged; a failure here is reported as a write error
+// would be.
+func (w *Writer) earlyWriteback(f *outFile, end int64) error {
+	if w.opts.NoSync || w.opts.SyncEveryRecord || end-f.synced < writebackChunk {
+		return nil
+	}
+	if err := startWriteback(f.fd, f.path, f.synced, end-f.synced); err != nil {
+		return w.fail(err)
+	}
+	f.synced = end
 	return nil
 }
 
@@ -1056,6 +1087,10 @@ func (w *Writer) putRecord(rec *Record) error {
 	// have zeros there.
 	raw := rec.raw
 	fixed := false
+	if !rec.oddBlocks {
+		// no pad byte to look at (Index noted it)
+		return w.putData(raw, rec.Stamp)
+	}
 	for i := range rec.vsets {
 		vs := &rec.vsets[i]
 		if vs.NumVal <= 0 || vs.ValFmt == pmapi.ValFmtInsitu {

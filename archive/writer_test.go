@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -1046,6 +1047,69 @@ func TestWriterPutRecord(t *testing.T) {
 	defer w2.Close()
 	if err := w2.PutRecord(&Record{Version: 2}); !errors.Is(err, ErrEncode) {
 		t.Errorf("an empty record: %v, want ErrEncode", err)
+	}
+}
+
+// TestWriterPutRecordPads: PutRecord writes the pad bytes after value
+// blocks as PCP 6.0.3 does ('~'), where an old archive has zeros, and so
+// writes what PutResult(r.Result()) writes; a record whose blocks have
+// no pad bytes is copied as it is.
+func TestWriterPutRecordPads(t *testing.T) {
+	dir := t.TempDir()
+	p := pmapi.NewPMID(245, 0, 1)
+	ts := pmapi.Timestamp{Sec: 1700000000, Nsec: 5000}
+	strs := &pmapi.Result{Timestamp: ts, VSets: []pmapi.ValueSet{{PMID: p, NumVal: 2, ValFmt: pmapi.ValFmtDptr,
+		Values: []pmapi.Value{{Inst: 1, BlockType: pmapi.TypeString, Block: []byte("abc")}, {Inst: 2, BlockType: pmapi.TypeString, Block: []byte("defgh")}}}}}
+	u64s := &pmapi.Result{Timestamp: pmapi.Timestamp{Sec: ts.Sec + 1}, VSets: []pmapi.ValueSet{{PMID: p + 1, NumVal: 1, ValFmt: pmapi.ValFmtDptr,
+		Values: []pmapi.Value{{Inst: 1, BlockType: pmapi.TypeU64, Block: []byte{1, 2, 3, 4, 5, 6, 7, 8}}}}}}
+	var recs []*Record
+	for _, res := range []*pmapi.Result{strs, u64s} {
+		raw, err := AppendResultRecord(nil, 3, res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zeroed := 0
+		for i := range raw {
+			if raw[i] == padByte {
+				raw[i] = 0
+				zeroed++
+			}
+		}
+		if want := map[*pmapi.Result]int{strs: 1 + 3, u64s: 0}[res]; zeroed != want {
+			t.Fatalf("%d pad bytes in the built record, want %d", zeroed, want)
+		}
+		r, err := DecodeRecord(raw, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, r)
+	}
+	write := func(name string, put func(w *Writer, r *Record) error) []byte {
+		base := filepath.Join(dir, name)
+		w := newTestWriter(t, base, WriterOptions{Version: 3, PID: 1})
+		for _, r := range recs {
+			if err := put(w, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(base + ".0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	got := write("rec", func(w *Writer, r *Record) error { return w.PutRecord(r) })
+	want := write("res", func(w *Writer, r *Record) error { return w.PutResult(r.Result()) })
+	if !bytes.Equal(got, want) {
+		// (the records, after the volume's label)
+		tail := func(b []byte) []byte { return b[max(0, len(b)-120):] }
+		t.Errorf("PutRecord wrote ...%q, PutResult ...%q", tail(got), tail(want))
+	}
+	if n := bytes.Count(got, []byte{padByte}); n != 4 {
+		t.Errorf("%d pad bytes written, want 4", n)
 	}
 }
 

@@ -203,6 +203,13 @@ type Interp struct {
 	ms         []*metric // Fetch's metrics, by position in its request
 	arena      []byte    // the value blocks of the current result (block)
 	arenaHint  int       // the size of the next arena
+	arenaUsed  int       // the bytes of blocks of the current result
+	// SetReuse's: the result Fetch returned last, its values and the
+	// first arena of its blocks, for the next Fetch to fill again
+	reuse     bool
+	lastRes   *pmapi.Result
+	lastSlab  []pmapi.Value
+	lastArena []byte
 }
 
 // New returns an Interp reading src, with its origin at the start of the
@@ -217,6 +224,16 @@ func New(src Source) *Interp {
 	ip.origin = ip.start
 	ip.delta = 1e9
 	return ip
+}
+
+// SetReuse makes each Fetch fill the memory of the result the one before
+// returned (its value sets, values and value blocks) instead of new
+// memory: a caller that is done with a result before it fetches the next
+// (a copying tool) saves their allocation and collection. Off by
+// default: a result then stays valid for good.
+func (ip *Interp) SetReuse(on bool) {
+	ip.reuse = on
+	ip.lastRes, ip.lastSlab, ip.lastArena = nil, nil, nil
 }
 
 // SetWrap turns counter wrap handling on or off: libpcp turns it on when
@@ -600,31 +617,14 @@ func (ip *Interp) Fetch(pmids []pmapi.PMID) (res *pmapi.Result, err error) {
 			debugf("result %v in=%v seenMark=%v\n", ic, ic.inresult, seenMark)
 		}
 	}
-	ip.arena = nil // a new result: blocks of its own
-	// One allocation for the result and its value sets (of one metric,
-	// as pmval asks), one for all the values.
-	if len(pmids) == 1 {
-		box := &struct {
-			res pmapi.Result
-			vs  [1]pmapi.ValueSet
-		}{}
-		res = &box.res
-		res.VSets = box.vs[:]
-	} else {
-		res = &pmapi.Result{VSets: make([]pmapi.ValueSet, len(pmids))}
-	}
-	res.Timestamp = at
 	nvals := 0
 	for _, m := range ms {
 		if m != nil && m.numval > 0 {
 			nvals += int(m.numval)
 		}
 	}
-	var slab []pmapi.Value
-	if nvals > 0 {
-		slab = make([]pmapi.Value, nvals)
-	}
-	ip.arenaHint = 8 * nvals // enough for the blocks of 64-bit values
+	res, slab := ip.newResult(len(pmids), nvals)
+	res.Timestamp = at
 	for j, p := range pmids {
 		vs := &res.VSets[j]
 		vs.PMID = p
@@ -655,6 +655,56 @@ func (ip *Interp) Fetch(pmids []pmapi.PMID) (res *pmapi.Result, err error) {
 		m.lastNumval = m.numval
 	}
 	return res, nil
+}
+
+// newResult returns the memory of a result of n value sets (zeroed)
+// and a slab of nvals values, and readies the arena of its blocks: new
+// memory, or with SetReuse that of the last result when it is large
+// enough.
+func (ip *Interp) newResult(n, nvals int) (*pmapi.Result, []pmapi.Value) {
+	ip.arena = nil           // a new result: blocks of its own
+	ip.arenaHint = 8 * nvals // enough for the blocks of 64-bit values
+	used := ip.arenaUsed
+	ip.arenaUsed = 0
+	if ip.reuse {
+		// (as large as the last result's blocks, strings included)
+		ip.arenaHint = max(ip.arenaHint, used)
+		res := ip.lastRes
+		if res == nil || cap(res.VSets) < n {
+			res = &pmapi.Result{VSets: make([]pmapi.ValueSet, n)}
+			ip.lastRes = res
+		}
+		res.VSets = res.VSets[:n]
+		clear(res.VSets)
+		if cap(ip.lastSlab) < nvals {
+			ip.lastSlab = make([]pmapi.Value, nvals)
+		}
+		slab := ip.lastSlab[:nvals]
+		clear(slab)
+		if cap(ip.lastArena) < ip.arenaHint {
+			ip.lastArena = make([]byte, max(ip.arenaHint, 64))
+		}
+		ip.arena = ip.lastArena[:cap(ip.lastArena)]
+		return res, slab
+	}
+	// One allocation for the result and its value sets (of one metric,
+	// as pmval asks), one for all the values.
+	var res *pmapi.Result
+	if n == 1 {
+		box := &struct {
+			res pmapi.Result
+			vs  [1]pmapi.ValueSet
+		}{}
+		res = &box.res
+		res.VSets = box.vs[:]
+	} else {
+		res = &pmapi.Result{VSets: make([]pmapi.ValueSet, n)}
+	}
+	var slab []pmapi.Value
+	if nvals > 0 {
+		slab = make([]pmapi.Value, nvals)
+	}
+	return res, slab
 }
 
 // position does the gross positioning with the source, then reads
@@ -748,13 +798,15 @@ func (ip *Interp) update(treq, t float64, r *Record, how int, done *int, seenMar
 		}
 		if m.byInst == nil {
 			// Singular: the first value, whatever its instance.
-			r.value(vs, 0, &v)
-			ip.take(m.insts[0], treq, t, &v, how, done)
+			if ic := m.insts[0]; ic.takes(treq, t) {
+				r.value(vs, 0, &v)
+				ip.take(ic, treq, t, &v, how, done)
+			}
 			continue
 		}
 		for j := 0; j < nv; j++ {
 			ic := m.instOf(j, r.inst(vs, j))
-			if ic == nil {
+			if ic == nil || !ic.takes(treq, t) {
 				continue
 			}
 			r.value(vs, j, &v)
@@ -832,7 +884,16 @@ func typeFitsFmt(typ pmapi.Type, vf int32) bool {
 	return vf == pmapi.ValFmtDptr || vf == pmapi.ValFmtSptr
 }
 
-// take updates an instance's bounds with a value at time t.
+// takes reports whether take would change the bounds of ic with a
+// value at time t: a value neither nearer than the prior nor than the
+// next (most, when a search reads far past treq) need not be loaded.
+func (ic *inst) takes(treq, t float64) bool {
+	return t <= treq && (ic.tPrior > treq || t >= ic.tPrior) ||
+		t >= treq && (ic.tNext < treq || t <= ic.tNext)
+}
+
+// take updates an instance's bounds with a value at time t (nothing
+// when takes is false).
 func (ip *Interp) take(ic *inst, treq, t float64, v *pmapi.Value, how int, done *int) {
 	if t <= treq && (ic.tPrior > treq || t >= ic.tPrior) {
 		if ic.tPrior < ic.tNext && ic.tPrior >= treq {

@@ -35,7 +35,12 @@ func (ip *Interp) valueOf(m *metric, ic *inst, treq float64) (pmapi.Value, bool)
 			return out, false
 		}
 		out.BlockType = ic.vPrior.btype
-		out.Block = append(make([]byte, 0, len(ic.vPrior.block)), ic.vPrior.block...)
+		out.Block = ip.block(len(ic.vPrior.block))
+		if out.Block == nil {
+			// an empty block stays a block (sample.aggregate.null)
+			out.Block = []byte{}
+		}
+		copy(out.Block, ic.vPrior.block)
 		return out, true
 	}
 	return out, false
@@ -200,6 +205,7 @@ func (v *value) host32() uint32 { return pmapi.Value{BlockType: v.btype, Block: 
 // block is a value block of size bytes for a result: carved from one
 // allocation per Fetch (a result's blocks live as long as the result).
 func (ip *Interp) block(size int) []byte {
+	ip.arenaUsed += size
 	if len(ip.arena) < size {
 		ip.arena = make([]byte, max(ip.arenaHint, size, 64))
 		ip.arenaHint = 0

@@ -209,6 +209,11 @@ func (c *Context) Origin() pmapi.Timestamp {
 // PCP_COUNTER_WRAP in the environment does for libpcp).
 func (c *Context) SetWrap(on bool) { c.ip.SetWrap(on) }
 
+// SetReuse makes each interpolated Fetch fill the memory of the result
+// the one before returned (interp.Interp.SetReuse): for a caller done
+// with a result before it fetches the next.
+func (c *Context) SetReuse(on bool) { c.ip.SetReuse(on) }
+
 // SetProfile sets the instance profile: Fetch returns only the instances
 // p wants (nil: all). FetchArchive ignores it.
 func (c *Context) SetProfile(p Profile) {

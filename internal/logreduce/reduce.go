@@ -93,8 +93,8 @@ type metric struct {
 	skip    bool       // aggregate or event: never written
 	promote pmapi.Type // Type64 or TypeU64 for a 32-bit counter, else 0
 	indom   *indomState
-	insts   []instState     // the instances seen, in order of first sighting
-	index   map[int32]int32 // instance -> position in insts
+	insts   []instState // the instances seen, in order of first sighting
+	index   instMap     // instance -> position in insts
 }
 
 // instState is what the scan knows of one instance of a metric.
@@ -123,6 +123,7 @@ type reducer struct {
 	slots   []instRef    // the scanner's slots
 	sortBuf inDomSort    // sortInDom's
 	out     pmapi.Result // the output record, reused
+	arena   []byte       // the blocks of out's promoted values, reused
 }
 
 // Reduce runs pmlogreduce with o.
@@ -162,6 +163,8 @@ func Reduce(o *Options) error {
 	if err := ip.SetMode(replay.Interp, start, o.Interval); err != nil {
 		return errorf("%s: pmSetModeHighRes(PM_MODE_INTERP ...) failed: %s\n", prog, archive.ErrText(err))
 	}
+	// Each result is written before the next fetch.
+	ip.SetReuse(true)
 	w, err := archive.Create(o.Output, archive.WriterOptions{
 		Version:       label.Version,
 		Hostname:      label.Hostname,
@@ -364,7 +367,7 @@ func (r *reducer) describe() error {
 			// another name of a PMID already in the list
 			continue
 		}
-		m := &metric{pmid: pmid, name: name, desc: *d, index: map[int32]int32{}}
+		m := &metric{pmid: pmid, name: name, desc: *d}
 		out := *d
 		if d.Sem == pmapi.SemCounter {
 			switch d.Type {
@@ -399,7 +402,8 @@ func (r *reducer) rewrite(res *pmapi.Result) (*pmapi.Result, error) {
 	out := &r.out
 	out.Timestamp = res.Timestamp
 	vsets := out.VSets[:0]
-	var arena []byte
+	arena := r.arena[:0]
+	defer func() { r.arena = arena }()
 	for j := range res.VSets {
 		in := &res.VSets[j]
 		if len(vsets) < cap(vsets) {
@@ -415,7 +419,7 @@ func (r *reducer) rewrite(res *pmapi.Result) (*pmapi.Result, error) {
 		}
 		m := r.metrics[j]
 		for _, v := range in.Values {
-			i, ok := m.index[v.Inst]
+			i, ok := m.index.get(v.Inst)
 			if !ok {
 				return nil, fatalf("%s: rewrite: Arrgh: cannot find inst %d in value_t list for %s (%s)\n", prog, v.Inst, m.name, m.pmid)
 			}

@@ -48,10 +48,13 @@ type scanned struct {
 type scanner struct {
 	raw      *replay.Context
 	metricOf map[pmapi.PMID]int32 // -1 for skipped metrics
-	slotOf   map[slot]int32
-	gen      []uint32 // per slot: the last scan that saw it (1-based)
-	scans    uint32
-	last     pmapi.Timestamp // where the next scan starts
+	// atPos caches metricOf by the position of a value set in its
+	// record (records mostly have one shape)
+	atPos []posMetric
+	slots []instMap // per metric: the slot of each instance
+	gen   []uint32  // per slot: the last scan that saw it (1-based)
+	scans uint32
+	last  pmapi.Timestamp // where the next scan starts
 
 	out  chan *scanned
 	free chan *scanned
@@ -63,7 +66,7 @@ func newScanner(raw *replay.Context, metrics []*metric, byPMID map[pmapi.PMID]*m
 	sc := &scanner{
 		raw:      raw,
 		metricOf: make(map[pmapi.PMID]int32, len(byPMID)),
-		slotOf:   map[slot]int32{},
+		slots:    make([]instMap, len(metrics)),
 		out:      make(chan *scanned, scanAhead),
 		free:     make(chan *scanned, scanAhead+2),
 		done:     make(chan struct{}),
@@ -156,7 +159,7 @@ func (sc *scanner) scan(s *scanned) {
 			if n <= 0 {
 				continue
 			}
-			mi, ok := sc.metricOf[rec.PMID(k)]
+			mi, ok := sc.metric(k, rec.PMID(k))
 			if !ok {
 				s.err = fatalf("%s: scan: Arrgh, cannot find pid %s in pidlist[]\n", prog, rec.PMID(k))
 				return
@@ -164,15 +167,9 @@ func (sc *scanner) scan(s *scanned) {
 			if mi < 0 {
 				continue
 			}
+			vs := rec.VSet(k)
 			for j := 0; j < n; j++ {
-				key := slot{mi, rec.Inst(k, j)}
-				id, ok := sc.slotOf[key]
-				if !ok {
-					id = int32(len(sc.gen))
-					sc.slotOf[key] = id
-					sc.gen = append(sc.gen, 0)
-					s.added = append(s.added, key)
-				}
+				id := sc.slot(s, mi, rec.VSetInst(vs, j))
 				if sc.gen[id] != sc.scans {
 					sc.gen[id] = sc.scans
 					s.seen = append(s.seen, id)
@@ -183,6 +180,80 @@ func (sc *scanner) scan(s *scanned) {
 	if err := sc.raw.SetMode(replay.Forw, sc.last, 0); err != nil {
 		s.err = fatalf("%s: doscan: Error: pmSetMode (ictx_b) failed: %s\n", prog, archive.ErrText(err))
 	}
+}
+
+// posMetric is the metric (metricOf) of the PMID last met at a
+// position.
+type posMetric struct {
+	pmid pmapi.PMID
+	mi   int32
+	ok   bool
+}
+
+// metric is metricOf[pmid] for the value set at position k of a record.
+func (sc *scanner) metric(k int, pmid pmapi.PMID) (int32, bool) {
+	if k < len(sc.atPos) && sc.atPos[k].ok && sc.atPos[k].pmid == pmid {
+		return sc.atPos[k].mi, true
+	}
+	mi, ok := sc.metricOf[pmid]
+	if !ok {
+		return 0, false
+	}
+	for len(sc.atPos) <= k {
+		sc.atPos = append(sc.atPos, posMetric{})
+	}
+	sc.atPos[k] = posMetric{pmid, mi, true}
+	return mi, true
+}
+
+// slot is the number of instance inst of metric mi, a new one (noted in
+// s.added) for an instance not met before.
+func (sc *scanner) slot(s *scanned, mi, inst int32) int32 {
+	if id, ok := sc.slots[mi].get(inst); ok {
+		return id
+	}
+	id := int32(len(sc.gen))
+	sc.gen = append(sc.gen, 0)
+	s.added = append(s.added, slot{mi, inst})
+	sc.slots[mi].set(inst, id)
+	return id
+}
+
+// instMap maps the instances of a metric to numbers: by position for
+// the small instance numbers (most, and PM_IN_NULL), by a map for the
+// others. The zero instMap is empty.
+type instMap struct {
+	dense []int32 // number+1 by instance+1; 0: none
+	big   map[int32]int32
+}
+
+// maxDenseInst bounds the instances an instMap holds by position.
+const maxDenseInst = 1 << 12
+
+func (im *instMap) get(inst int32) (int32, bool) {
+	if inst >= -1 && inst < maxDenseInst {
+		if k := int(inst) + 1; k < len(im.dense) && im.dense[k] != 0 {
+			return im.dense[k] - 1, true
+		}
+		return 0, false
+	}
+	n, ok := im.big[inst]
+	return n, ok
+}
+
+func (im *instMap) set(inst, n int32) {
+	if inst >= -1 && inst < maxDenseInst {
+		k := int(inst) + 1
+		for len(im.dense) <= k {
+			im.dense = append(im.dense, 0)
+		}
+		im.dense[k] = n + 1
+		return
+	}
+	if im.big == nil {
+		im.big = map[int32]int32{}
+	}
+	im.big[inst] = n
 }
 
 // scan applies the scan of the interval at end: the <mark>s go to the
@@ -205,7 +276,7 @@ func (r *reducer) scan(sc *scanner, end pmapi.Timestamp) error {
 	}
 	for _, a := range s.added {
 		m := r.metrics[a.metric]
-		m.index[a.inst] = int32(len(m.insts))
+		m.index.set(a.inst, int32(len(m.insts)))
 		m.insts = append(m.insts, instState{inst: a.inst, init: true})
 		r.slots = append(r.slots, instRef{m, int32(len(m.insts) - 1)})
 	}

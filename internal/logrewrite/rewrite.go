@@ -562,7 +562,8 @@ func (x *rewriter) putText(mr *archive.MetaRecord) error {
 // putRecord writes rec rewritten, stamped t.
 func (x *rewriter) putRecord(rec *archive.Record, t pmapi.Timestamp) error {
 	touched := t != rec.Stamp
-	for i := 0; i < rec.NumPMID() && !touched; i++ {
+	// (with no metric whose values change, no value set is looked at)
+	for i := 0; i < rec.NumPMID() && !touched && len(x.active) > 0; i++ {
 		touched = x.active[rec.PMID(i)] != nil
 	}
 	if !touched {
