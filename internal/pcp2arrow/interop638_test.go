@@ -47,4 +47,3 @@ func TestInterop638LongDuckDB(t *testing.T) {
 	duck, pmrep := pmrep638(t)
 	compareLongAll(t, duck, pmrep)
 }
-
