@@ -54,8 +54,8 @@ func (w *Writer638) Need(t *testing.T) {
 
 // Compare runs both tools with args and requires the same exit status and
 // output and the same files: byte for byte but for the pid in the labels,
-// or else the same for the real pmdumplog -a of 6.3.8 but for its pid
-// line. With check, the real pmlogcheck of 6.3.8 must say the same of the
+// or else the same for the real pmdumplog -a -e of 6.3.8 (-a leaves the
+// label sets out) but for its pid line. With check, the real pmlogcheck of 6.3.8 must say the same of the
 // two archives "out" (when pcpkit wrote one). A run the real tool dies in,
 // or one the chroot cannot decompress the input of, is skipped.
 func (w *Writer638) Compare(t *testing.T, args []string, check bool) bool {
@@ -125,8 +125,8 @@ func (w *Writer638) sameFiles(t *testing.T, rname, gname string) bool {
 	if same {
 		return true
 	}
-	ra, re, _ := w.c.Run(t, w.inside+"/"+rname, nil, "pmdumplog", "-a", "out")
-	ga, ge, _ := w.c.Run(t, w.inside+"/"+gname, nil, "pmdumplog", "-a", "out")
+	ra, re, _ := w.c.Run(t, w.inside+"/"+rname, nil, "pmdumplog", "-a", "-e", "out")
+	ga, ge, _ := w.c.Run(t, w.inside+"/"+gname, nil, "pmdumplog", "-a", "-e", "out")
 	rs := pidLine.ReplaceAllString(string(ra), "") + string(re)
 	gs := pidLine.ReplaceAllString(string(ga), "") + string(ge)
 	if rs != gs {
