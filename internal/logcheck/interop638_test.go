@@ -115,3 +115,19 @@ func TestInterop638Damaged(t *testing.T) {
 	}
 	t.Logf("%d damaged copies, %d runs where the real tool crashed", len(names), crashes)
 }
+
+// TestGoldens638 compares pcpkit's pmlogcheck, behaving as PCP 6.3.8,
+// with the committed output of the real pmlogcheck of PCP 6.3.8
+// (testdata/golden638/pmlogcheck, made by PCP638=1 scripts/make-goldens.sh
+// pmlogcheck) for every case of TestGoldens: line for line, pass 0's
+// order included (6.3.8 sorts the files). It needs no PCP installation.
+func TestGoldens638(t *testing.T) {
+	dir := testenv.ArchivesDir(t)
+	for _, c := range testenv.GoldenCases(t, "pmlogcheck") {
+		t.Run(c.Name(), func(t *testing.T) {
+			g := testenv.ReadGolden638(t, "pmlogcheck", c)
+			out, errs, rc := testenv.RunMain(t, Main, dir, c.Args(), "PCPKIT_PCP_VERSION=6.3.8")
+			testenv.CompareRun(t, "pmlogcheck 6.3.8", strings.Join(c.Args(), " "), string(g.Stdout), string(g.Stderr), g.ExitCode, out, errs, rc)
+		})
+	}
+}
