@@ -118,7 +118,7 @@ func (w *Writer638) sameFiles(t *testing.T, rname, gname string) bool {
 	for _, f := range rn {
 		a, _ := os.ReadFile(filepath.Join(rdir, f))
 		b, _ := os.ReadFile(filepath.Join(gdir, f))
-		if !bytes.Equal(maskPID(a), maskPID(b)) {
+		if !bytes.Equal(MaskPID(a), MaskPID(b)) {
 			same = false
 		}
 	}
@@ -136,8 +136,9 @@ func (w *Writer638) sameFiles(t *testing.T, rname, gname string) bool {
 	return true
 }
 
-// maskPID zeroes the pid in a file's label (its third word).
-func maskPID(b []byte) []byte {
+// MaskPID returns a copy of an archive file's bytes b with the pid in its
+// label (the third word) zeroed: what two writers' files must share.
+func MaskPID(b []byte) []byte {
 	if len(b) < 12 {
 		return b
 	}
