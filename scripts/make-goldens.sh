@@ -192,9 +192,14 @@ if [[ ${PCP638:-} == 1 ]]; then
 	[[ -x $chroot638/usr/bin/$tool ]] || die "no $tool in the PCP 6.3.8 chroot $chroot638"
 	want_version=6.3.8
 	golden=$root/testdata/golden638/$tool
-	copy=$(mktemp -d "$chroot638/tmp/make-goldens-XXXXXX")
-	trap 'rm -rf "$copy"' EXIT
+	top=$(mktemp -d "$chroot638/tmp/make-goldens-XXXXXX")
+	trap 'rm -rf "$top"' EXIT
+	# the archives, and beside them the files of testdata/ that modes
+	# name as ../FILE (pmlogcheck's -n ../pminfo.pmns)
+	copy=$top/archives
+	mkdir "$copy"
 	cp -a "$archives/." "$copy"
+	find "$archives/.." -maxdepth 1 -type f -exec cp {} "$top/" \;
 	archives=$copy
 	real=$tool
 	run_real() {

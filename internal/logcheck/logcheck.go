@@ -21,14 +21,18 @@ package logcheck
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/getopt"
+	"github.com/pcpkit/pcpkit/internal/pcpconf"
 	"github.com/pcpkit/pcpkit/internal/pmctx"
 	"github.com/pcpkit/pcpkit/internal/version"
 	"github.com/pcpkit/pcpkit/pcptime"
@@ -105,6 +109,7 @@ type checker struct {
 	errw *bufio.Writer // standard error: the report
 
 	opts *pmctx.Opts
+	v638 bool // behave as PCP 6.3.8's pmlogcheck (pcpconf.Version)
 	zone *pcptime.Zone
 
 	path     string // the archive as named on the command line
@@ -124,6 +129,8 @@ type checker struct {
 	names          nameSource
 	startSet       bool
 	badIndex       bool // pass 1 found a damaged index entry
+	stop           bool // the error ends the run (PCP 6.3.8's list of archives)
+	fetchFailed    bool // pass 3 met a record it could not read, behaving as PCP 6.3.8
 }
 
 // nameSource answers pmNameAll: the archive's names, or those of -n.
@@ -143,6 +150,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		out:  bufio.NewWriterSize(stdout, 4<<10),
 		errw: bufio.NewWriterSize(stderr, 64<<10),
 		zone: pcptime.LocalZone(),
+		v638: pcpconf.Version() == pcpconf.Version638,
 	}
 	defer c.out.Flush()
 	defer c.errw.Flush()
@@ -181,7 +189,12 @@ func (c *checker) run(args []string) int {
 		o.Errors++
 	}
 	if o.Errors > 0 {
-		o.Usage(usage)
+		if c.v638 {
+			// PCP 6.3.8 checks a list of archives
+			o.Usage(strings.Replace(usage, "archive\n", "archive ...\n", 1))
+		} else {
+			o.Usage(usage)
+		}
 		if !o.RuntimeErr {
 			CLI.WriteExtensions(c.errw, args)
 		}
@@ -189,8 +202,44 @@ func (c *checker) run(args []string) int {
 	}
 	o.AddArchive(operands[0])
 	o.End()
+	if !c.v638 {
+		return c.checkArchive(operands[0])
+	}
+	return c.checkAll(operands)
+}
+
+// checkAll is PCP 6.3.8's pmlogcheck with its list of archives: each
+// checked in turn (an archive named twice once, with a note), the counts
+// of -v running on over the list, the exit status 1 when any check
+// failed. An archive with no files, or a value pass 3 cannot read, ends
+// the run there.
+func (c *checker) checkAll(names []string) int {
+	status := 0
+	done := map[string]bool{}
+	for _, name := range names {
+		c.setNames(name)
+		key := filepath.Join(c.dir, c.base)
+		if done[key] {
+			c.errf("%s: skip, already checked this archive\n", name)
+			continue
+		}
+		done[key] = true
+		*c = checker{opt: c.opt, out: c.out, errw: c.errw, opts: c.opts, v638: c.v638, zone: c.zone, results: c.results, marks: c.marks}
+		if c.checkArchive(name) != 0 {
+			status = 1
+		}
+		if c.stop {
+			return 1
+		}
+	}
+	return status
+}
+
+// checkArchive checks the archive name: pass 0 on its files, then passes 1 to 3
+// through package archive. It returns the exit status.
+func (c *checker) checkArchive(name string) int {
 	c.names = nil
-	c.setNames(operands[0])
+	c.setNames(name)
 
 	if c.opt.verbose {
 		c.errf("Scanning for components of archive \"%s\"\n", c.path)
@@ -198,6 +247,7 @@ func (c *checker) run(args []string) int {
 	files, err := c.scan()
 	if err != nil || len(files) == 0 {
 		c.errf("pmlogcheck: no PCP archive files match \"%s\"\n", c.path)
+		c.stop = true
 		return 1
 	}
 	sts := stsOK
@@ -242,6 +292,7 @@ func (c *checker) run(args []string) int {
 	c.pass2()
 	if !c.opt.metaOnly {
 		if rc := c.pass3(); rc != 0 {
+			c.stop = true
 			return c.repaired(rc)
 		}
 	}
@@ -250,6 +301,9 @@ func (c *checker) run(args []string) int {
 		if c.marks > 0 {
 			c.errf("Processed %d <mark> records\n", c.marks)
 		}
+	}
+	if c.fetchFailed {
+		return c.repaired(1)
 	}
 	return c.repaired(0)
 }
@@ -285,8 +339,9 @@ func (c *checker) setNames(name string) {
 
 // scan lists the archive's files in the order of their directory, as
 // scandir(3) without a sort does: x.meta, x.index and x.N, each perhaps
-// compressed. The paths are relative to the directory given, without a
-// "./" when that is the current one.
+// compressed; PCP 6.3.8 sorts them (sortComponents). The paths are
+// relative to the directory given, without a "./" when that is the
+// current one.
 func (c *checker) scan() ([]string, error) {
 	d, err := os.Open(c.dir)
 	if err != nil {
@@ -308,7 +363,35 @@ func (c *checker) scan() ([]string, error) {
 			files = append(files, c.dir+"/"+n)
 		}
 	}
+	if c.v638 {
+		sortComponents(files)
+	}
 	return files, nil
+}
+
+// sortComponents puts an archive's files in the order PCP 6.3.8's
+// pmlogcheck checks them: the index, the metadata, then the volumes by
+// number (x.2 before x.10).
+func sortComponents(files []string) {
+	rank := func(f string) (int, int) {
+		n, _ := archive.SplitCompressed(f)
+		switch fileKind(f) {
+		case isIndex:
+			return 0, 0
+		case isMeta:
+			return 1, 0
+		}
+		vol, _ := strconv.Atoi(n[strings.LastIndexByte(n, '.')+1:])
+		return 2, vol
+	}
+	slices.SortStableFunc(files, func(a, b string) int {
+		ka, va := rank(a)
+		kb, vb := rank(b)
+		if ka != kb {
+			return cmp.Compare(ka, kb)
+		}
+		return cmp.Compare(va, vb)
+	})
 }
 
 // isComponent reports whether the file name n is one of the archive's.

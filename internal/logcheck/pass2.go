@@ -1,6 +1,7 @@
 package logcheck
 
 import (
+	"github.com/pcpkit/pcpkit/derive"
 	"github.com/pcpkit/pcpkit/internal/lhash"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
@@ -42,7 +43,10 @@ func (c *checker) pass2() {
 		if d.Type < pmapi.Type32 || d.Type > maxType {
 			c.errf("%sbad type (%d) in pmDesc\n", pre, d.Type)
 		}
-		if d.InDom != pmapi.InDomNull && d.PMID.Domain() != d.InDom.Domain() {
+		// PCP 6.3.8 knows a derived metric's instance domain is
+		// another domain's
+		derived := c.v638 && derive.IsRemapped(d.PMID)
+		if d.InDom != pmapi.InDomNull && d.PMID.Domain() != d.InDom.Domain() && !derived {
 			c.errf("%sdomain of pmid (%d) != domain of indom (%d)\n", pre, d.PMID.Domain(), d.InDom.Domain())
 		}
 		if d.Sem != pmapi.SemCounter && d.Sem != pmapi.SemInstant && d.Sem != pmapi.SemDiscrete {

@@ -61,6 +61,7 @@ func (c *checker) pass3() int {
 				line = c.appendStamp(append(line[:0], "[after "...), last)
 				c.errw.Write(line)
 				c.errf("]: pmFetch: error: %s\n", archive.ErrText(err))
+				c.fetchFailed = c.v638 // PCP 6.3.8 then exits with 1
 			}
 			break
 		}
@@ -188,7 +189,10 @@ func (c *checker) check(r *archive.Record, metrics map[pmapi.PMID]*checkData) in
 		for j := 0; j < int(vs.NumVal); j++ {
 			inst := r.VSetInst(vs, j)
 			k := j
-			if vs.NumVal > 1 || cd.desc.InDom != pmapi.InDomNull {
+			// PCP 6.3.8 tells the values of a singular metric
+			// apart by their instance too (old archives hold
+			// other numbers than PM_IN_NULL there)
+			if vs.NumVal > 1 || cd.desc.InDom != pmapi.InDomNull || c.v638 {
 				if k < len(cd.insts) && cd.insts[k].inst != inst {
 					for k = 0; k < len(cd.insts); k++ {
 						if cd.insts[k].inst == inst {
@@ -340,6 +344,11 @@ func (c *checker) unwrap(r *archive.Record, cd *checkData, id *instData, v float
 	b = strconv.AppendFloat(b, math.RoundToEven(v), 'f', 0, 64)
 	b = append(b, " at "...)
 	b = c.appendStamp(b, r.Stamp)
+	if c.v638 && c.opt.verbose {
+		// PCP 6.3.8 adds how far the counter went back (with -v)
+		b = append(b, "\n\tdifference "...)
+		b = strconv.AppendFloat(b, math.RoundToEven(v-id.lastVal), 'f', 0, 64)
+	}
 	c.errw.Write(append(b, '\n'))
 }
 

@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/testenv"
 )
 
@@ -216,7 +215,7 @@ func compareOutputs(t *testing.T, rdir, gdir string) {
 	for _, f := range rn {
 		a, _ := os.ReadFile(filepath.Join(rdir, f))
 		b, _ := os.ReadFile(filepath.Join(gdir, f))
-		if !bytes.Equal(maskPID(a), maskPID(b)) {
+		if !bytes.Equal(testenv.MaskPID(a), testenv.MaskPID(b)) {
 			t.Errorf("%s differs from the real tool's but for the pid", f)
 		}
 	}
@@ -236,14 +235,4 @@ func compareOutputs(t *testing.T, rdir, gdir string) {
 	if d := cmp.Diff(dump(rdir), dump(gdir)); d != "" {
 		t.Errorf("pmdumplog -a -real +pcpkit:\n%s", d)
 	}
-}
-
-// maskPID zeroes the pid in a file's label (its third word).
-func maskPID(b []byte) []byte {
-	if len(b) < archive.LabelSizeV2 {
-		return b
-	}
-	c := bytes.Clone(b)
-	copy(c[8:12], []byte{0, 0, 0, 0})
-	return c
 }

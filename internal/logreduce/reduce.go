@@ -129,7 +129,10 @@ type reducer struct {
 // Reduce runs pmlogreduce with o.
 func Reduce(o *Options) error {
 	r := &reducer{o: o, byPMID: map[pmapi.PMID]*metric{}}
-	ip, err := replay.OpenOptions(o.Input, replay.Options{Version: replay.Version603})
+	// both contexts behave as the PCP version of pcpkit's tools
+	// (pcpconf.Version): 6.3.8's libpcp interpolates an instantaneous
+	// value from the nearer record, not the one before
+	ip, err := replay.Open(o.Input)
 	if err != nil {
 		return errorf("%s: Error: cannot open archive \"%s\" (ctx_a): %s\n", prog, o.Input, archive.ErrText(err))
 	}
@@ -253,7 +256,7 @@ func (r *reducer) run(start, winEnd pmapi.Timestamp) error {
 	if err := r.describe(); err != nil {
 		return err
 	}
-	raw, err := replay.OpenOptions(r.o.Input, replay.Options{Version: replay.Version603})
+	raw, err := replay.Open(r.o.Input)
 	if err != nil {
 		return fatalf("%s: Error: cannot open archive \"%s\" (ctx_b): %s\n", prog, r.o.Input, archive.ErrText(err))
 	}

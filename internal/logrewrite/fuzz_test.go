@@ -36,7 +36,7 @@ func FuzzConfig(f *testing.F) {
 		if r.link(a.Meta(), "fuzz.conf", p.lx.line, true, io.Discard) != nil {
 			return
 		}
-		r.report(io.Discard, a.Label())
+		r.report(io.Discard, a.Label(), a.Meta().Names)
 		// and the text and label rules on the archive's records
 		for i := range a.Meta().Labels {
 			r.rewriteLabels(&a.Meta().Labels[i], pmapi.Timestamp{}, func(*archive.LabelRecord) error { return nil })

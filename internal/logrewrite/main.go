@@ -10,6 +10,7 @@ import (
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/getopt"
+	"github.com/pcpkit/pcpkit/internal/pcpconf"
 	"github.com/pcpkit/pcpkit/internal/version"
 )
 
@@ -45,6 +46,20 @@ Options:
 
 output-archive is required unless -i is specified
 `
+
+// is638 reports whether pmlogrewrite behaves as PCP 6.3.8's
+// (pcpconf.Version), whose texts say "archive" where 6.0.3's say
+// "archive log", and which takes -C without an output archive.
+func is638() bool { return pcpconf.Version() == pcpconf.Version638 }
+
+// usageText is the usage message of the PCP version pmlogrewrite
+// behaves as.
+func usageText() string {
+	if is638() {
+		return strings.Replace(usage, "unless -i is", "unless -C or -i is", 1)
+	}
+	return usage
+}
 
 // Main runs pmlogrewrite with args (without the program name), writing
 // to stdout and stderr, and returns the exit status, with the real
@@ -104,11 +119,11 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			errs++
 		}
 	}
-	if errs == 0 && (!o.InPlace && len(operands) != 2 || o.InPlace && len(operands) != 1) {
+	if errs == 0 && !operandsOK(o, len(operands)) {
 		errs++
 	}
 	if errs > 0 {
-		CLI.WriteUsage(stderr, notes, usage, args)
+		CLI.WriteUsage(stderr, notes, usageText(), args)
 		return 1
 	}
 	o.Input = operands[0]
@@ -117,9 +132,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "%s: Error: %v\n", prog, err)
 			return 1
 		}
-	} else {
+	} else if len(operands) == 2 {
 		o.Output = operands[1]
-		if msg := existing(o.Output); msg != "" {
+		if msg := existing(o.Output); msg != "" && !(o.Check && is638()) {
 			// checked once the input is known good
 			if _, err := archive.Open(o.Input); err == nil {
 				io.WriteString(stderr, msg)
@@ -147,6 +162,19 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// operandsOK reports whether n operands are what the options want: the
+// input archive and the output archive, the input alone with -i. PCP
+// 6.3.8 takes -C with the output archive or without.
+func operandsOK(o *Options, n int) bool {
+	switch {
+	case o.InPlace:
+		return n == 1
+	case o.Check && is638():
+		return n == 1 || n == 2
+	}
+	return n == 2
+}
+
 // existing is the real tool's complaint when a file of the output
 // archive exists ("" when none does).
 func existing(base string) string {
@@ -159,7 +187,8 @@ func existing(base string) string {
 }
 
 // configFiles is what -c PATH names: the file, or the files of the
-// directory (not those starting with "."), with the real tool's complaint
+// directory (not those starting with "."), in the directory's order as
+// readdir(3) gives it (the real tools, 6.0.3 and 6.3.8, do not sort), with the real tool's complaint
 // when it can do neither.
 func configFiles(path string) ([]string, string) {
 	st, err := os.Stat(path)
@@ -172,7 +201,7 @@ func configFiles(path string) ([]string, string) {
 	if !st.IsDir() {
 		return nil, fmt.Sprintf("%s: Error: -c config %s is not a file or directory\n", prog, path)
 	}
-	ents, err := os.ReadDir(path)
+	ents, err := readDirUnsorted(path)
 	if err != nil {
 		return nil, fmt.Sprintf("%s: opendir(%s) failed: %s\n", prog, path, archive.ErrText(err))
 	}
@@ -187,4 +216,15 @@ func configFiles(path string) ([]string, string) {
 		}
 	}
 	return files, ""
+}
+
+// readDirUnsorted lists the directory path in the order readdir(3) gives
+// (os.ReadDir sorts by name).
+func readDirUnsorted(path string) ([]os.DirEntry, error) {
+	d, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.ReadDir(-1)
 }

@@ -397,7 +397,7 @@ func (p *parser) startInDom(indom pmapi.InDom) *indomSpec {
 	insts, names, ok := archiveInsts(p.meta, indom)
 	if !ok {
 		if p.warn {
-			p.warnf("Instance domain %s: Instance domain identifier not defined in the PCP archive log", indom)
+			p.warnf("Instance domain %s: %s", indom, pmapi.ErrStr(int32(pmapi.ErrInDomLog)))
 		}
 		return nil
 	}

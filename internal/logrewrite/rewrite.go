@@ -127,7 +127,7 @@ func Rewrite(o *Options) error {
 		return &Error{Msg: err.Error()}
 	}
 	if o.Verbose > 0 || o.Check {
-		r.report(o.Stdout, in)
+		r.report(o.Stdout, in, a.Meta().Names)
 	}
 	if o.Check || o.Quick && !r.anyChange() {
 		return nil

@@ -306,9 +306,14 @@ func (r *rules) link(m *archive.Meta, file string, line int, warn bool, stderr i
 }
 
 // report prints the summary of -v and -C: global, instance domain,
-// metric, help text and label set changes.
-func (r *rules) report(w io.Writer, in *archive.Label) {
-	fmt.Fprintf(w, "PCP Archive Log Rewrite Specifications Summary\n")
+// metric, help text and label set changes; namesOf gives a metric's
+// names in the input archive.
+func (r *rules) report(w io.Writer, in *archive.Label, namesOf func(pmapi.PMID) []string) {
+	if is638() {
+		fmt.Fprintf(w, "PCP Archive Rewrite Specifications Summary\n")
+	} else {
+		fmt.Fprintf(w, "PCP Archive Log Rewrite Specifications Summary\n")
+	}
 	change := r.global.flags != 0
 	g := &r.global
 	if g.flags&gHostname != 0 {
@@ -370,7 +375,11 @@ func (r *rules) report(w io.Writer, in *archive.Label) {
 	for _, mp := range r.metrics {
 		if mp.flags != 0 || mp.ip != nil {
 			change = true
-			fmt.Fprintf(w, "\nMetric: %s (%s)\n", mp.oldName, mp.old.PMID)
+			if names := namesOf(mp.old.PMID); is638() && len(names) > 1 {
+				fmt.Fprintf(w, "\nMetrics: %s (%s)\n", names638(names), mp.old.PMID)
+			} else {
+				fmt.Fprintf(w, "\nMetric: %s (%s)\n", mp.oldName, mp.old.PMID)
+			}
 		}
 		if mp.flags&mChangePMID != 0 {
 			fmt.Fprintf(w, "pmID:\t\t%s -> %s\n", mp.old.PMID, mp.new.PMID)
@@ -561,4 +570,23 @@ func walkSpecs[S ruleSpec](p *parser, all []S, cur S, several bool, flag, del, a
 		}
 	}
 	return out
+}
+
+// names638 is how PCP 6.3.8's report names a metric with several names
+// ("Metrics: B [A]" for the names A and B, in the archive's order): the
+// last, then the others from the last but one back, in brackets. Only
+// two names have been seen (the sample archive's dupnames); the order
+// for more is inferred.
+func names638(names []string) string {
+	var b strings.Builder
+	b.WriteString(names[len(names)-1])
+	b.WriteString(" [")
+	for i := len(names) - 2; i >= 0; i-- {
+		b.WriteString(names[i])
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+	}
+	b.WriteByte(']')
+	return b.String()
 }

@@ -85,6 +85,21 @@ func wideArchives(t *testing.T) []string {
 // (or pmrep's rounding), strings equal.
 func TestInteropWideDuckDB(t *testing.T) {
 	pmrep, duck := interop(t)
+	compareWideAll(t, duck, hostPmrep(pmrep))
+}
+
+// pmrepRun runs a pmrep with args and returns its output and exit status.
+type pmrepRun func(t *testing.T, args []string) (stdout, stderr []byte, exitCode int)
+
+// hostPmrep runs the host's real pmrep (its path).
+func hostPmrep(pmrep string) pmrepRun {
+	return func(t *testing.T, args []string) ([]byte, []byte, int) {
+		return testenv.RunCommand(t, "", testenv.RealEnv(), "/usr/bin/python3", append([]string{pmrep}, args...)...)
+	}
+}
+
+// compareWideAll is TestInteropWideDuckDB with pmrep run by pmrep.
+func compareWideAll(t *testing.T, duck func(string) table, pmrep pmrepRun) {
 	const prec = 9
 	n := 0
 	for _, a := range wideArchives(t) {
@@ -96,8 +111,7 @@ func TestInteropWideDuckDB(t *testing.T) {
 		} {
 			args := append(append([]string{"-a", a}, opts...), names...)
 			name := filepath.Base(a) + " " + strings.Join(opts, " ")
-			real := append([]string{pmrep, "-o", "csv", "-P", strconv.Itoa(prec)}, args...)
-			wout, werr, wrc := testenv.RunCommand(t, "", testenv.RealEnv(), "/usr/bin/python3", real...)
+			wout, werr, wrc := pmrep(t, append([]string{"-o", "csv", "-P", strconv.Itoa(prec)}, args...))
 			if wrc != 0 {
 				if strings.Contains(string(werr), "Invalid time window") || strings.Contains(string(werr), "Error") {
 					continue // pmrep refuses these options on this archive
@@ -134,6 +148,11 @@ func TestInteropWideDuckDB(t *testing.T) {
 // the archive's host.
 func TestInteropLongDuckDB(t *testing.T) {
 	pmrep, duck := interop(t)
+	compareLongAll(t, duck, hostPmrep(pmrep))
+}
+
+// compareLongAll is TestInteropLongDuckDB with pmrep run by pmrep.
+func compareLongAll(t *testing.T, duck func(string) table, pmrep pmrepRun) {
 	const prec = 9
 	n := 0
 	for _, a := range wideArchives(t) {
@@ -147,8 +166,7 @@ func TestInteropLongDuckDB(t *testing.T) {
 		for _, opts := range [][]string{{"-t", "13"}, {"-t", "1.5", "-r"}, {"-t", "4", "-S", "+3", "-T", "+40"}} {
 			args := append(append([]string{"-a", a}, opts...), names...)
 			name := filepath.Base(a) + " " + strings.Join(opts, " ")
-			real := append([]string{pmrep, "-o", "csv", "-P", strconv.Itoa(prec)}, args...)
-			wout, werr, wrc := testenv.RunCommand(t, "", testenv.RealEnv(), "/usr/bin/python3", real...)
+			wout, werr, wrc := pmrep(t, append([]string{"-o", "csv", "-P", strconv.Itoa(prec)}, args...))
 			if wrc != 0 {
 				t.Errorf("%s: pmrep exit %d: %s", name, wrc, werr)
 				continue
