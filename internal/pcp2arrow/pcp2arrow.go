@@ -28,7 +28,7 @@ import (
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
-const shortOpts = "a:A:c:D:h:i:J:jK:Lno:O:rRs:S:t:T:zZ:8:9:V?"
+const shortOpts = "a:A:c:D:e:h:i:J:jK:Lno:O:rRs:S:t:T:zZ:8:9:V?"
 
 const (
 	optLayout = 1000 + iota
@@ -41,8 +41,17 @@ var longOpts = []getopt.Long{
 	{Name: "align", HasArg: true, Short: 'A'},
 	{Name: "config", HasArg: true, Short: 'c'},
 	{Name: "debug", HasArg: true, Short: 'D'},
+	{Name: "derived", HasArg: true, Short: 'e'},
 	{Name: "host", HasArg: true, Short: 'h'},
 	{Name: "instances", HasArg: true, Short: 'i'},
+	{Name: "live-filter", Short: 'j'},
+	{Name: "rank", HasArg: true, Short: 'J'},
+	{Name: "spec-local", HasArg: true, Short: 'K'},
+	{Name: "local-PMDA", Short: 'L'},
+	{Name: "invert-filter", Short: 'n'},
+	{Name: "raw-prefer", Short: 'R'},
+	{Name: "limit-filter", HasArg: true, Short: '8'},
+	{Name: "limit-filter-force", HasArg: true, Short: '9'},
 	{Name: "outfile", HasArg: true, Short: 'o'},
 	{Name: "origin", HasArg: true, Short: 'O'},
 	{Name: "raw", Short: 'r'},
@@ -75,13 +84,31 @@ Options:
   -O TIME, --origin=TIME    initial sample time within the time window
   -s N, --samples=N         number of samples
   -r, --raw                 raw counter values (no rate conversion)
+  -R, --raw-prefer          as -r (there are no per-metric specifications)
+  -A TIME, --align=TIME     align the first sample on a multiple of TIME
+  -e DERIVED, --derived=DERIVED
+                            derived metrics: name=expression;... or a file
+                            (starting with / or .)
+  -i INSTS, --instances=INSTS
+                            only these instances (names, PIDs, commands,
+                            regular expressions; a comma-separated list)
+  -j, --live-filter         filter instances (-i) at each sample
+  -n, --invert-filter       live filtering after ranking
+  -J N, --rank=N            the N highest values of each metric in each
+                            sample (the -N lowest when negative)
+  -8 N, --limit-filter=N    values at or above N only (at or below -N
+                            when negative)
+  -9 N, --limit-filter-force=N
+                            as -8
   -z, --hostzone            times of -S, -T, -O in the archive's time zone
   -Z TZ, --timezone=TZ      times of -S, -T, -O in time zone TZ
   -D DBG, --debug=DBG       libpcp debug options (accepted, nothing printed)
   -V, --version             display the PCP and pcpkit versions and exit
   -?, --help                show this usage message and exit
 
-Not implemented (refused): -A, -c, -h, -i, -J, -j, -K, -L, -n, -R, -8, -9.
+-L and -K (a local context) are ignored with an archive, as pmrep does;
+-h (pmcd, a live source) is refused: pcp2arrow reads archives.
+Not implemented (refused): -c.
 `
 
 type options struct {
@@ -92,6 +119,8 @@ type options struct {
 	each            bool
 	shardK, shardN  int // --shard K/N (shardN 0: none)
 	version, help   bool
+	host            string // -h: refused
+	local           bool   // -L, -K
 }
 
 // Main runs pcp2arrow with args (without the program name) and returns the
@@ -140,6 +169,11 @@ func parse(args []string) (*options, string) {
 			}
 		case 'o':
 			o.outfile = arg
+		case 'h':
+			o.host = arg
+		case 'L', 'K':
+			// a local context: pmrep ignores it when given an archive
+			o.local = true
 		case optLayout:
 			if arg != "wide" && arg != "long" {
 				fmt.Fprintf(&errs, "pcp2arrow: --layout is wide or long, not %q\n", arg)
@@ -166,6 +200,10 @@ func parse(args []string) (*options, string) {
 	}
 	if errs.Len() == 0 {
 		switch {
+		case len(o.archives) > 0 && o.host != "":
+			errs.WriteString("pcp2arrow: only one host or archive allowed\n")
+		case o.host != "" || o.local:
+			errs.WriteString("pcp2arrow: live sources (-h, -L) are not supported: an archive (-a) is required\n")
 		case len(o.archives) == 0:
 			errs.WriteString("pcp2arrow: an archive (-a) is required\n")
 		case len(o.archives) > 1 && !o.each:

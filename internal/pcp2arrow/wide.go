@@ -69,7 +69,8 @@ func columnType(t pmapi.Type) parquet.Node {
 // wideNames are the wide layout's column names: "timestamp", then
 // "metric" for a singular metric and "metric[instance]" for each
 // instance. A name met before (two instances of one name) gets "#" and
-// the instance's number.
+// the instance's number, and a column met before (-i naming an instance
+// twice) "#" and the number of its repetition (2, 3, ...).
 func wideNames(metrics []*sampler.Metric) ([]string, error) {
 	names := []string{"timestamp"}
 	seen := map[string]bool{"timestamp": true}
@@ -80,6 +81,9 @@ func wideNames(metrics []*sampler.Metric) ([]string, error) {
 				n += "[" + c.Name + "]"
 				if seen[n] {
 					n += "#" + strconv.Itoa(int(c.Inst))
+				}
+				for k, base := 2, n; seen[n]; k++ {
+					n = base + "#" + strconv.Itoa(k)
 				}
 			}
 			if seen[n] {

@@ -23,6 +23,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,8 +46,14 @@ type Options struct {
 	Samples               int // -s; -1: not given
 	HostZone              bool
 	TZ                    *string // -Z
-	Raw                   bool    // -r: counters not converted to rates
+	Raw                   bool    // -r, -R: counters not converted to rates
+	Align                 *string // -A
 	Metrics               []string
+	// Derived are the derived metrics of -e (pmrep's list: definitions
+	// "name=expression" and configuration files, "/..." or "./...",
+	// separated by ";"), registered before the metrics are resolved.
+	Derived string
+	Filter  // -i, -j, -n, -J, -8, -9
 	// SkipInvalid leaves out the metrics pmrep refuses (unknown names,
 	// types it cannot report, not in the archive, bad derivations)
 	// instead of failing: what reporting every metric of an archive, or
@@ -70,12 +77,16 @@ type Metric struct {
 	Desc  pmapi.Desc
 	Cols  []Column
 	OType pmapi.Type // the type values are converted to
-	// Vals are the values of the last sample, by column.
+	// Vals are the values of the last sample, by column, after the
+	// filters (-j, -J, -8, -9).
 	Vals     []Value
-	rate     bool    // counters converted to rates
-	convert  bool    // the value goes through a double (units given)
-	timeMult float64 // rates of time counters: the fetchgroup's scaling
-	timeConv float64 //   (pmConvScale's factor, then its multiplier)
+	fg       []Value          // the fetchgroup's values (Vals without filters)
+	live     []*regexp.Regexp // -j: the instance filters
+	src      []int            // -i naming an instance twice: see sources
+	rate     bool             // counters converted to rates
+	convert  bool             // the value goes through a double (units given)
+	timeMult float64          // rates of time counters: the fetchgroup's scaling
+	timeConv float64          //   (pmConvScale's factor, then its multiplier)
 }
 
 // Kind says which field of a Value holds it.
@@ -113,6 +124,9 @@ type Sampler struct {
 	left    int // samples left; -1: until the end
 	started bool
 	wrap    bool
+	// filtering: Vals are the fetchgroup's values filtered (-j, -J, -8,
+	// -9) or with columns repeated (-i)
+	filtering bool
 	// the fetchgroup's pmGetInDom cache, by instance domain
 	indoms map[pmapi.InDom]*indomCache
 	prev   *pmapi.Result
@@ -125,7 +139,8 @@ type indomCache struct {
 }
 
 // ParseOption applies pmrep's option short (-t, -S, -T, -O, -s, -z,
-// -Z, -r) with its argument arg to o. It returns false for any other
+// -Z, -r, -R, -A, -e, and the filters' -i, -j, -n, -J, -8, -9) with its
+// argument arg to o. It returns false for any other
 // option, and a complaint (without the tool's name, nor a newline) for a
 // bad argument.
 func (o *Options) ParseOption(short rune, arg string) (ok bool, complaint string) {
@@ -148,10 +163,16 @@ func (o *Options) ParseOption(short rune, arg string) (ok bool, complaint string
 		o.HostZone = true
 	case 'Z':
 		o.TZ = &arg
-	case 'r':
+	case 'r', 'R':
+		// -R (pmrep's raw-prefer) differs from -r only for per-metric
+		// specifications, which there are none of
 		o.Raw = true
+	case 'A':
+		o.Align = &arg
+	case 'e':
+		o.Derived += ";" + arg
 	default:
-		return false, ""
+		return o.Filter.parseOption(short, arg)
 	}
 	return true, ""
 }
@@ -185,7 +206,7 @@ func Open(o *Options) (*Sampler, error) {
 	if err != nil {
 		end = lab.Start
 	}
-	w, _, perr := pcptime.ParseWindowSpec(pcptime.WindowSpec{Start: o.Start, End: o.Finish, Origin: o.Origin}, lab.Start, end, r.Zone)
+	w, _, perr := pcptime.ParseWindowSpec(pcptime.WindowSpec{Start: o.Start, End: o.Finish, Align: o.Align, Origin: o.Origin}, lab.Start, end, r.Zone)
 	if perr != nil {
 		return fail(fmt.Errorf("%s: invalid time window.\n%s\n", o.Prog, perr.Message()))
 	}
@@ -244,11 +265,48 @@ func Open(o *Options) (*Sampler, error) {
 		stderr = io.Discard
 	}
 	r.reg = derive.NewProcessRegistry(stderr)
+	if err := r.registerDerived(stderr); err != nil {
+		return fail(err)
+	}
 	c.UseDerived(r.reg, derive.EvalOptions{})
 	if err := r.addMetrics(); err != nil {
 		return fail(err)
 	}
+	if err := r.prepareFilters(); err != nil {
+		return fail(err)
+	}
 	return r, nil
+}
+
+// registerDerived registers the derived metrics of -e as pmrep does:
+// each definition whose name the archive does not have, each
+// configuration file loaded.
+func (r *Sampler) registerDerived(stderr io.Writer) error {
+	for _, d := range strings.Split(r.o.Derived, ";") {
+		switch {
+		case d == "":
+		case strings.HasPrefix(d, "/") || strings.HasPrefix(d, "."):
+			if _, err := r.reg.LoadConfig(d, stderr); err != nil {
+				return fmt.Errorf("Failed to load derived metric definitions from file '%s':\n%s.\n", d, archive.ErrText(err))
+			}
+		default:
+			name, expr, ok := strings.Cut(d, "=")
+			if !ok {
+				return errors.New("Failed to register derived metric:\nInvalid syntax (expected metric=expression).\n")
+			}
+			name, expr = strings.TrimSpace(name), strings.TrimSpace(expr)
+			if _, err := r.c.LookupName(name); err == nil {
+				continue // an archive's metric: kept
+			}
+			if _, ok := r.reg.Lookup(name); ok {
+				continue // a derived metric already
+			}
+			if msg, err := r.reg.RegisterMetric(name, expr); err != nil {
+				return fmt.Errorf("Failed to register derived metric:\n%s %s.\n", pmapi.ErrConv.Error(), msg)
+			}
+		}
+	}
+	return nil
 }
 
 // Close closes the archive.
@@ -284,6 +342,9 @@ func (r *Sampler) Next() (pmapi.Timestamp, bool, error) {
 	}
 	r.sample(res)
 	r.prev = res
+	if r.filtering {
+		r.filter()
+	}
 	return res.Timestamp, true, nil
 }
 
@@ -339,7 +400,10 @@ func (r *Sampler) addLeaf(name string, seen map[pmapi.PMID]bool, anon map[string
 			anon[name] = true
 			r.Metrics = append(r.Metrics, &Metric{Name: name, PMID: pmapi.PMIDNull,
 				Desc: pmapi.Desc{PMID: pmapi.PMIDNull, Type: pmapi.TypeU32, InDom: pmapi.InDomNull, Sem: pmapi.SemDiscrete},
-				Cols: []Column{{Inst: pmapi.InstNull}}, Vals: make([]Value, 1)})
+				Cols: []Column{{Inst: pmapi.InstNull}}})
+			m := r.Metrics[len(r.Metrics)-1]
+			m.Vals = make([]Value, 1)
+			m.fg = m.Vals
 			r.pmids = append(r.pmids, pmapi.PMIDNull)
 		}
 		return nil
@@ -379,6 +443,7 @@ func (r *Sampler) addLeaf(name string, seen map[pmapi.PMID]bool, anon map[string
 		}
 	}
 	m.Vals = make([]Value, len(m.Cols))
+	m.fg = m.Vals
 	// pmrep's scale: the units, " / s" added for a counter
 	// converted to a rate; the fetchgroup converts counters
 	// to rates when that is empty (no scale), and otherwise
@@ -488,8 +553,8 @@ func (r *Sampler) sample(res *pmapi.Result) {
 			// sample has none
 			continue
 		}
-		for i := range m.Vals {
-			m.Vals[i] = Value{}
+		for i := range m.fg {
+			m.fg[i] = Value{}
 		}
 		if vs.NumVal < 0 {
 			continue
@@ -507,10 +572,10 @@ func (r *Sampler) sample(res *pmapi.Result) {
 			if col < 0 {
 				continue
 			}
-			if m.Vals[col].OK {
+			if m.fg[col].OK {
 				continue // the first of one instance is reported
 			}
-			m.Vals[col] = r.convert(m, k, v, res)
+			m.fg[col] = r.convert(m, k, v, res)
 		}
 	}
 }
