@@ -83,3 +83,52 @@ func TestInteropOptionErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestInteropConfig is the proof of -c: with the same configuration
+// (testdata/pmrep.conf, and the directory testdata/config.d, whose files
+// merge their [options] and whose last metricset of a name wins),
+// DuckDB's reading of pcp2arrow's wide file equals the real pmrep's CSV
+// cell by cell: [options] and a metricset's option keys (the command
+// line's options over them), [global] metrics, metricsets of compact and
+// verbose metricspecs (labels, instances, type raw, formulas, a non-leaf
+// name), compact metricspecs on the command line, and pmrep's messages
+// for a metricset not found and a file not there.
+func TestInteropConfig(t *testing.T) {
+	pmrep, duck := interop(t)
+	root := testenv.RepoRoot(t)
+	pmcd := filepath.Join(root, "testdata", "archives", "pmcd-v3")
+	conf, err := filepath.Abs(filepath.Join("testdata", "pmrep.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(filepath.Dir(conf), "config.d")
+	for _, args := range [][]string{
+		{"-c", conf, ":load"},
+		{"-c", conf, ":cpu"},
+		{"-c", conf, ":counters"},
+		{"-c", conf, ":load", ":cpu", "kernel.all.nprocs"},
+		{"-c", conf, "-t", "1", "-s", "6", ":load", "kernel.all.load,,'5 minute'"},
+		{"-c", conf, "-r", ":counters", "kernel.all.load,,\"'1 minute','5 minute'\""},
+		{"-c", dir, ":set"},
+		{"-c", dir, "-i", "5 minute", ":set"},
+		{"-c", conf, "kernel.all.load,,1 minute|5 minute", "kernel.all.cpu,,,,raw"},
+	} {
+		if !wideAsPmrep(t, pmrep, duck, pmcd, "UTC", args[:0], args) {
+			t.Errorf("%q: not compared", args)
+		}
+	}
+	for _, args := range [][]string{
+		{"-c", conf, ":nosuchset"},
+		{"-c", dir, ":load"},
+		{"-c", filepath.Join(dir, "nonexistent.conf"), "kernel.all.load"},
+		{"-c", conf, "kernel.all.cpu,,,raw"},
+	} {
+		all := append([]string{"-a", pmcd}, args...)
+		_, werr, wrc := testenv.RunCommand(t, "", testenv.RealEnv(), "/usr/bin/python3", append([]string{pmrep, "-o", "csv"}, all...)...)
+		var out, errb strings.Builder
+		rc := Main(append([]string{"-o", filepath.Join(t.TempDir(), "x.parquet")}, all...), &out, &errb)
+		if rc != wrc || errb.String() != string(werr) {
+			t.Errorf("%q: exit %d, stderr %q; pmrep: exit %d, stderr %q", args, rc, errb.String(), wrc, werr)
+		}
+	}
+}

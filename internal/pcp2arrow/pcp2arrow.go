@@ -103,12 +103,15 @@ Options:
   -z, --hostzone            times of -S, -T, -O in the archive's time zone
   -Z TZ, --timezone=TZ      times of -S, -T, -O in time zone TZ
   -D DBG, --debug=DBG       libpcp debug options (accepted, nothing printed)
+  -c FILE, --config=FILE    the configuration file or directory
   -V, --version             display the PCP and pcpkit versions and exit
   -?, --help                show this usage message and exit
 
 -L and -K (a local context) are ignored with an archive, as pmrep does;
 -h (pmcd, a live source) is refused: pcp2arrow reads archives.
-Not implemented (refused): -c.
+Config file: -c FILE|DIR, else the first of ./pcp2arrow.conf,
+$HOME/.pcp2arrow.conf, $HOME/.pcp/pcp2arrow.conf,
+$PCP_SYSCONF_DIR/pcp2arrow.conf (pmrep.conf(5): [options], metricsets).
 `
 
 type options struct {
@@ -126,7 +129,7 @@ type options struct {
 // Main runs pcp2arrow with args (without the program name) and returns the
 // exit status.
 func Main(args []string, stdout, stderr io.Writer) int {
-	o, msg := parse(args)
+	o, msg, bad := parse(args)
 	switch {
 	case o != nil && o.version:
 		io.WriteString(stderr, version.Banner("pcp2arrow"))
@@ -138,15 +141,25 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	if msg != "" {
 		io.WriteString(stderr, msg)
-		io.WriteString(stderr, usage)
+		if !bad {
+			io.WriteString(stderr, usage)
+		}
 		return 1
 	}
 	return export(o, stdout, stderr)
 }
 
-func parse(args []string) (*options, string) {
+// parse parses the command line args, with the configuration file's
+// options (-c, or the default file) before them. Its message is a usage
+// error (printed with the usage), or with bad, a bad configuration
+// (pmrep's message alone).
+func parse(args []string) (_ *options, msg string, bad bool) {
 	o := &options{Options: sampler.Options{Samples: -1}, layout: "wide"}
 	evs, operands := getopt.ParseEvents(args, shortOpts, longOpts)
+	conf, msg := loadConfig(o, evs, operands)
+	if msg != "" {
+		return nil, msg, true
+	}
 	var errs strings.Builder
 	for _, ev := range evs {
 		if ev.Err != "" {
@@ -169,6 +182,8 @@ func parse(args []string) (*options, string) {
 			}
 		case 'o':
 			o.outfile = arg
+		case 'c':
+			// read by loadConfig
 		case 'h':
 			o.host = arg
 		case 'L', 'K':
@@ -196,7 +211,7 @@ func parse(args []string) (*options, string) {
 		}
 	}
 	if errs.Len() == 0 && (o.version || o.help) {
-		return o, ""
+		return o, "", false
 	}
 	if errs.Len() == 0 {
 		switch {
@@ -217,10 +232,12 @@ func parse(args []string) (*options, string) {
 		}
 	}
 	if errs.Len() > 0 {
-		return nil, errs.String()
+		return nil, errs.String(), false
 	}
-	o.Metrics = operands
-	return o, ""
+	if msg := o.setMetrics(conf, operands); msg != "" {
+		return nil, msg, true
+	}
+	return o, "", false
 }
 
 // export writes the archive of o as Parquet to o.outfile (or stdout), or

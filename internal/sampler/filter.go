@@ -94,50 +94,36 @@ func SplitInstances(arg string) []string {
 	return fields
 }
 
-// active reports whether a filter acts on the values of each sample.
-func (f *Filter) active() bool {
-	return f.LiveFilter && len(f.Instances) > 0 || f.Rank != 0 || f.limit() != 0
-}
-
-func (f *Filter) limit() int {
-	if f.LimitForce != 0 {
-		return f.LimitForce
-	}
-	return f.Limit
-}
-
 // anchored compiles a filter as pmrep's regular expression
 // `\A` + r + `\Z`, matched at the start of a name.
 func anchored(r string) (*regexp.Regexp, error) {
 	return regexp.Compile(`^(?:\A` + r + `\z)`)
 }
 
-// prepareFilters applies the instance filters (-i) to the metrics'
-// columns, as pmrep does when it resolves them, and prepares the
+// prepareFilters applies the instance filters (-i, or a metric's own) to
+// the metrics' columns, as pmrep does when it resolves them (a metric
+// none of whose instances they name is left out), and prepares the
 // filters of each sample.
 func (r *Sampler) prepareFilters() error {
 	f := &r.o.Filter
-	if len(f.Instances) > 0 {
-		kept := r.Metrics[:0]
-		var pmids []pmapi.PMID
-		for k, m := range r.Metrics {
-			if m.Cols[0].Name == "" {
-				// no instances: reported as usual
-				kept, pmids = append(kept, m), append(pmids, r.pmids[k])
-				continue
-			}
-			if f.LiveFilter {
-				for _, s := range f.Instances {
-					re, err := anchored(s)
-					if err != nil {
-						return fmt.Errorf("Invalid regex '%s': %v.\n", s, err)
-					}
-					m.live = append(m.live, re)
+	kept := r.Metrics[:0]
+	var pmids []pmapi.PMID
+	for k, m := range r.Metrics {
+		m.lim = m.limit(f)
+		insts := m.instances(f)
+		switch {
+		case m.Cols[0].Name == "" || len(insts) == 0:
+			// no instances, or no filter: reported as usual
+		case f.LiveFilter:
+			for _, s := range insts {
+				re, err := anchored(s)
+				if err != nil {
+					return fmt.Errorf("Invalid regex '%s': %v.\n", s, err)
 				}
-				kept, pmids = append(kept, m), append(pmids, r.pmids[k])
-				continue
+				m.live = append(m.live, re)
 			}
-			cols, err := selectInstances(m.Cols, f.Instances)
+		default:
+			cols, err := selectInstances(m.Cols, insts)
 			if err != nil {
 				return err
 			}
@@ -147,16 +133,16 @@ func (r *Sampler) prepareFilters() error {
 			m.Cols = cols
 			m.fg = make([]Value, len(cols))
 			m.Vals = m.fg
-			kept, pmids = append(kept, m), append(pmids, r.pmids[k])
 		}
-		r.Metrics, r.pmids = kept, pmids
-		if len(r.Metrics) == 0 {
-			return fmt.Errorf("No matching instances found.\n")
-		}
+		kept, pmids = append(kept, m), append(pmids, r.pmids[k])
+	}
+	r.Metrics, r.pmids = kept, pmids
+	if len(r.Metrics) == 0 {
+		return fmt.Errorf("No matching instances found.\n")
 	}
 	for _, m := range r.Metrics {
 		m.src = sources(m)
-		if f.active() || m.src != nil {
+		if m.live != nil || f.Rank != 0 || m.lim != 0 || m.src != nil {
 			r.filtering = true
 			m.Vals = make([]Value, len(m.Cols))
 		}
@@ -228,6 +214,7 @@ func selectInstances(cols []Column, filters []string) ([]Column, error) {
 // filter (by command name, or by regular expression), and false where
 // pmrep's test fails with an exception (the value is then left out).
 func (m *Metric) liveMatch(name string, filters []string) bool {
+	// (m.live: the filters compiled, when m has instances)
 	if len(m.live) == 0 {
 		return true
 	}
@@ -256,8 +243,8 @@ func (m *Metric) liveMatch(name string, filters []string) bool {
 // -n).
 func (r *Sampler) filter() {
 	f := &r.o.Filter
-	limit := f.limit()
 	for _, m := range r.Metrics {
+		insts := m.instances(f)
 		if m.src == nil {
 			copy(m.Vals, m.fg)
 		} else {
@@ -266,17 +253,14 @@ func (r *Sampler) filter() {
 			}
 		}
 		early := f.LiveFilter && !f.InvertFilter
-		lim := limit
-		if m.Desc.Type == pmapi.TypeString {
-			lim = 0
-		}
+		lim := m.lim
 		var present []int
 		for i, c := range m.Cols {
 			v := &m.Vals[i]
 			if !v.OK {
 				continue
 			}
-			if early && c.Inst != pmapi.InstNull && !m.liveMatch(c.Name, f.Instances) ||
+			if early && c.Inst != pmapi.InstNull && !m.liveMatch(c.Name, insts) ||
 				lim > 0 && v.cmpInt(int64(lim)) < 0 || lim < 0 && v.cmpInt(-int64(lim)) > 0 {
 				*v = Value{}
 				continue
@@ -299,7 +283,7 @@ func (r *Sampler) filter() {
 		}
 		if f.LiveFilter && f.InvertFilter {
 			for i, c := range m.Cols {
-				if m.Vals[i].OK && !m.liveMatch(c.Name, f.Instances) {
+				if m.Vals[i].OK && !m.liveMatch(c.Name, insts) {
 					m.Vals[i] = Value{}
 				}
 			}

@@ -46,9 +46,15 @@ type Options struct {
 	Samples               int // -s; -1: not given
 	HostZone              bool
 	TZ                    *string // -Z
-	Raw                   bool    // -r, -R: counters not converted to rates
+	Raw                   bool    // -r: counters not converted to rates
+	RawPrefer             bool    // -R: as -r, for the metrics whose Spec has no Type
 	Align                 *string // -A
 	Metrics               []string
+	// Specs are the settings of metric specifications beyond their names
+	// (pmrep's compact form, and metricsets), by their names in Metrics;
+	// a leaf has the settings of the first specification that names it,
+	// or its own when it is one.
+	Specs map[string]*Spec
 	// Derived are the derived metrics of -e (pmrep's list: definitions
 	// "name=expression" and configuration files, "/..." or "./...",
 	// separated by ";"), registered before the metrics are resolved.
@@ -83,6 +89,8 @@ type Metric struct {
 	fg       []Value          // the fetchgroup's values (Vals without filters)
 	live     []*regexp.Regexp // -j: the instance filters
 	src      []int            // -i naming an instance twice: see sources
+	spec     *Spec            // its specification's settings (nil: none)
+	lim      int              // its value limit (-8, -9)
 	rate     bool             // counters converted to rates
 	convert  bool             // the value goes through a double (units given)
 	timeMult float64          // rates of time counters: the fetchgroup's scaling
@@ -163,10 +171,10 @@ func (o *Options) ParseOption(short rune, arg string) (ok bool, complaint string
 		o.HostZone = true
 	case 'Z':
 		o.TZ = &arg
-	case 'r', 'R':
-		// -R (pmrep's raw-prefer) differs from -r only for per-metric
-		// specifications, which there are none of
+	case 'r':
 		o.Raw = true
+	case 'R':
+		o.RawPrefer = true
 	case 'A':
 		o.Align = &arg
 	case 'e':
@@ -377,7 +385,11 @@ func (r *Sampler) addMetrics() error {
 			return fmt.Errorf("Invalid metric %s (PM_ERR_NAME Unknown metric name).\n", spec)
 		}
 		for _, name := range leaves {
-			if err := r.addLeaf(name, seen, anon); err != nil && !r.o.SkipInvalid {
+			sp := r.o.Specs[spec]
+			if own, ok := r.o.Specs[name]; ok || slices.Contains(r.o.Metrics, name) {
+				sp = own
+			}
+			if err := r.addLeaf(name, sp, seen, anon); err != nil && !r.o.SkipInvalid {
 				return err
 			}
 		}
@@ -391,7 +403,7 @@ func (r *Sampler) addMetrics() error {
 // addLeaf adds the metric name (a leaf of a specification) unless it is
 // there already (seen: by PMID; anon: libpcp's anonymous metrics, by
 // name), or returns pmrep's complaint about it.
-func (r *Sampler) addLeaf(name string, seen map[pmapi.PMID]bool, anon map[string]bool) error {
+func (r *Sampler) addLeaf(name string, sp *Spec, seen map[pmapi.PMID]bool, anon map[string]bool) error {
 	meta := r.c.Meta()
 	pmid, err := r.c.LookupName(name)
 	if dm, ok := r.reg.Lookup(name); ok && dm.Anon && pmid == dm.PMID {
@@ -426,8 +438,12 @@ func (r *Sampler) addLeaf(name string, seen map[pmapi.PMID]bool, anon map[string
 	default:
 		return fmt.Errorf("Invalid metric %s (PM_ERR_TYPE Unknown or illegal metric type).\n", name)
 	}
+	raw, err := sp.raw(r.o, name, d)
+	if err != nil {
+		return err
+	}
 	seen[pmid] = true
-	m := &Metric{Name: name, PMID: pmid, Desc: d}
+	m := &Metric{Name: name, PMID: pmid, Desc: d, spec: sp}
 	if d.InDom == pmapi.InDomNull {
 		m.Cols = []Column{{Inst: pmapi.InstNull}}
 	} else {
@@ -452,7 +468,7 @@ func (r *Sampler) addLeaf(name string, seen map[pmapi.PMID]bool, anon map[string
 	m.OType = d.Type
 	m.timeConv, m.timeMult = 1, 1
 	counter := d.Sem == pmapi.SemCounter
-	if counter && !r.o.Raw && d.Type != pmapi.TypeString {
+	if counter && !raw && d.Type != pmapi.TypeString {
 		m.OType = pmapi.TypeDouble
 		if strings.Contains(units, "/") {
 			m.convert = true
