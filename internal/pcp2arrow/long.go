@@ -16,8 +16,8 @@ import (
 var longColumns = []string{"timestamp", "host", "metric", "instance", "value"}
 
 // long writes samples as one row per value: timestamp, host (but in a
-// dataset), metric, instance (null for a singular metric) and the value
-// as a double.
+// dataset), metric, instance (null for a singular metric), the value as
+// a double and, with --labels, the labels (JSON: see labeler).
 // String values have no row (they are no double).
 type long struct {
 	pw       *parquet.GenericWriter[any]
@@ -26,6 +26,7 @@ type long struct {
 	host     []byte     // nil: no host column
 	names    [][]byte   // by metric
 	insts    [][][]byte // by metric, then column (nil: singular)
+	labels   *labeler   // nil: no labels column
 	rows     []parquet.Row
 	cells    []parquet.Value // the rows' values, cols a row
 	n        int             // rows in the current row group
@@ -33,8 +34,8 @@ type long struct {
 }
 
 // newLong is a long writer on out; withHost says whether it has the host
-// column.
-func newLong(metrics []*sampler.Metric, host string, withHost bool, out io.Writer) *long {
+// column, labels (nil: none) gives the labels column.
+func newLong(metrics []*sampler.Metric, host string, withHost bool, labels *labeler, out io.Writer) *long {
 	g := parquet.Group{
 		"timestamp": parquet.Timestamp(parquet.Nanosecond),
 		"metric":    parquet.String(),
@@ -46,12 +47,17 @@ func newLong(metrics []*sampler.Metric, host string, withHost bool, out io.Write
 		g["host"] = parquet.String()
 		order = longColumns
 	}
+	if labels != nil {
+		g["labels"] = parquet.Optional(parquet.JSON())
+		order = append(order[:len(order):len(order)], "labels")
+	}
 	schema := parquet.NewSchema("pcp2arrow", orderedGroup{Group: g, order: order})
 	w := &long{
 		pw:       parquet.NewGenericWriter[any](out, schema, parquet.Compression(&zstd.Codec{}), parquet.CreatedBy("pcpkit pcp2arrow", "", "")),
 		metrics:  metrics,
 		cols:     len(order),
 		perGroup: max(1, groupValues/len(order)),
+		labels:   labels,
 	}
 	if withHost {
 		w.host = []byte(host)
@@ -79,6 +85,9 @@ func (w *long) add(ts pmapi.Timestamp) error {
 		c = 2
 	}
 	w.cells, w.rows = w.cells[:0], w.rows[:0]
+	if w.labels != nil {
+		w.labels.at(ts)
+	}
 	for k, m := range w.metrics {
 		name := parquet.ByteArrayValue(w.names[k]).Level(0, 0, c)
 		for i := range m.Vals {
@@ -95,6 +104,13 @@ func (w *long) add(ts pmapi.Timestamp) error {
 				w.cells = append(w.cells, host)
 			}
 			w.cells = append(w.cells, name, inst, parquet.DoubleValue(x).Level(0, 0, c+2))
+			if w.labels != nil {
+				l := parquet.NullValue().Level(0, 0, c+3)
+				if b := w.labels.labels[k][i]; b != nil {
+					l = parquet.ByteArrayValue(b).Level(0, 1, c+3)
+				}
+				w.cells = append(w.cells, l)
+			}
 		}
 	}
 	for i := 0; i < len(w.cells); i += w.cols {

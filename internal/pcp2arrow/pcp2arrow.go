@@ -34,6 +34,7 @@ const (
 	optLayout = 1000 + iota
 	optEach
 	optShard
+	optLabels
 )
 
 var longOpts = []getopt.Long{
@@ -64,6 +65,7 @@ var longOpts = []getopt.Long{
 	{Name: "layout", HasArg: true, Short: optLayout, Exact: true},
 	{Name: "each", Short: optEach, Exact: true},
 	{Name: "shard", HasArg: true, Short: optShard, Exact: true},
+	{Name: "labels", Short: optLabels, Exact: true},
 	{Name: "version", Short: 'V'},
 	{Name: "help", Short: '?'},
 }
@@ -120,7 +122,8 @@ type options struct {
 	outfile         string
 	layout          string
 	each            bool
-	shardK, shardN  int // --shard K/N (shardN 0: none)
+	labels          bool // --labels
+	shardK, shardN  int  // --shard K/N (shardN 0: none)
 	version, help   bool
 	host            string // -h: refused
 	local           bool   // -L, -K
@@ -196,6 +199,8 @@ func parse(args []string) (_ *options, msg string, bad bool) {
 			o.layout = arg
 		case optEach:
 			o.each = true
+		case optLabels:
+			o.labels = true
 		case optShard:
 			k, n, ok := each.ParseShard(arg)
 			if !ok {
@@ -225,6 +230,8 @@ func parse(args []string) (_ *options, msg string, bad bool) {
 			errs.WriteString("pcp2arrow: -a given more than once (a comma-separated list is one archive context; --each exports each)\n")
 		case o.each && (o.outfile == "" || o.outfile == "-"):
 			errs.WriteString("pcp2arrow: --each requires -o DIR\n")
+		case o.labels && o.layout != "long":
+			errs.WriteString("pcp2arrow: --labels requires --layout=long\n")
 		case o.shardN > 0 && !o.each:
 			errs.WriteString("pcp2arrow: --shard requires --each\n")
 		case o.HostZone && o.TZ != nil:

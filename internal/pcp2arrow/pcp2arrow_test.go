@@ -25,6 +25,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--shard", "0/2", "-a", "x"}, "--shard requires --each"},
 		{[]string{"--each", "--shard", "2/2", "-a", "x", "-o", "d"}, "--shard requires K/N"},
 		{[]string{"-a", "x", "--layout=tall"}, "--layout is wide or long"},
+		{[]string{"-a", "x", "--labels"}, "--labels requires --layout=long"},
 		{[]string{"-a", "x", "-h", "localhost"}, "only one host or archive allowed"},
 		{[]string{"-h", "localhost"}, "live sources (-h, -L) are not supported"},
 		{[]string{"-L"}, "live sources (-h, -L) are not supported"},

@@ -320,6 +320,9 @@ func (r *Sampler) registerDerived(stderr io.Writer) error {
 // Close closes the archive.
 func (r *Sampler) Close() error { return r.c.Close() }
 
+// Meta is the archive's metadata (its label sets among them).
+func (r *Sampler) Meta() *archive.Meta { return r.c.Meta() }
+
 // Label is the archive's label (its host name, time zone).
 func (r *Sampler) Label() *archive.Label { return r.c.Label() }
 
