@@ -587,7 +587,11 @@ func (r *Sampler) sample(res *pmapi.Result) {
 			if cache != nil && !cache.insts[v.Inst] {
 				continue // no name: a transient instance, skipped
 			}
-			col := m.column(v.Inst)
+			col := j
+			if m.src != nil || col >= len(m.Cols) || m.Cols[col].Inst != v.Inst && m.Desc.InDom != pmapi.InDomNull {
+				// (the j-th value is most often the j-th column's)
+				col = m.column(v.Inst)
+			}
 			if col < 0 {
 				continue
 			}
