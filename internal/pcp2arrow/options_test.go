@@ -73,14 +73,21 @@ func TestInteropOptionErrors(t *testing.T) {
 		{"-e", "./nonexistent", "kernel.all.load"},
 		{"-A", "0", "kernel.all.load"},
 	} {
-		args := append([]string{"-a", pmcd}, opts...)
-		_, werr, wrc := testenv.RunCommand(t, "", testenv.RealEnv(), "/usr/bin/python3", append([]string{pmrep, "-o", "csv"}, args...)...)
-		testenv.Setenv(t)
-		var out, errb strings.Builder
-		rc := Main(append([]string{"-o", filepath.Join(t.TempDir(), "x.parquet")}, args...), &out, &errb)
-		if want := strings.ReplaceAll(string(werr), "pmrep: ", "pcp2arrow: "); rc != wrc || errb.String() != want {
-			t.Errorf("%q: exit %d, stderr %q; pmrep: exit %d, stderr %q", opts, rc, errb.String(), wrc, werr)
-		}
+		exitsAsPmrep(t, pmrep, append([]string{"-a", pmcd}, opts...))
+	}
+}
+
+// exitsAsPmrep checks that pcp2arrow with args exits as the real pmrep -o
+// csv does: the same exit status and standard error (its name for
+// pmrep's).
+func exitsAsPmrep(t *testing.T, pmrep string, args []string) {
+	t.Helper()
+	_, werr, wrc := testenv.RunCommand(t, "", testenv.RealEnv(), "/usr/bin/python3", append([]string{pmrep, "-o", "csv"}, args...)...)
+	testenv.Setenv(t)
+	var out, errb strings.Builder
+	rc := Main(append([]string{"-o", filepath.Join(t.TempDir(), "x.parquet")}, args...), &out, &errb)
+	if want := strings.ReplaceAll(string(werr), "pmrep: ", "pcp2arrow: "); rc != wrc || errb.String() != want {
+		t.Errorf("%q: exit %d, stderr %q; pmrep: exit %d, stderr %q", args, rc, errb.String(), wrc, werr)
 	}
 }
 
@@ -123,12 +130,6 @@ func TestInteropConfig(t *testing.T) {
 		{"-c", filepath.Join(dir, "nonexistent.conf"), "kernel.all.load"},
 		{"-c", conf, "kernel.all.cpu,,,raw"},
 	} {
-		all := append([]string{"-a", pmcd}, args...)
-		_, werr, wrc := testenv.RunCommand(t, "", testenv.RealEnv(), "/usr/bin/python3", append([]string{pmrep, "-o", "csv"}, all...)...)
-		var out, errb strings.Builder
-		rc := Main(append([]string{"-o", filepath.Join(t.TempDir(), "x.parquet")}, all...), &out, &errb)
-		if rc != wrc || errb.String() != string(werr) {
-			t.Errorf("%q: exit %d, stderr %q; pmrep: exit %d, stderr %q", args, rc, errb.String(), wrc, werr)
-		}
+		exitsAsPmrep(t, pmrep, append([]string{"-a", pmcd}, args...))
 	}
 }
