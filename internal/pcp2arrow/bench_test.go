@@ -10,7 +10,8 @@ import (
 
 // BenchmarkExport runs pcp2arrow -t 10sec on every metric of
 // BENCH_ARCHIVE (default: the committed testdata/archives/pmcd-v3), in
-// the wide and the long layout, into a temporary file.
+// the wide and the long layout, and the raw export (-r -t 1) in both,
+// into a temporary file.
 //
 //	BENCH_ARCHIVE=/tmp/bench/b-v3 go test -run '^$' -bench Export ./internal/pcp2arrow
 func BenchmarkExport(b *testing.B) {
@@ -25,9 +26,12 @@ func BenchmarkExport(b *testing.B) {
 	names := c.Meta().Traverse("")
 	c.Close()
 	out := filepath.Join(b.TempDir(), "out.parquet")
-	for _, layout := range []string{"wide", "long"} {
-		b.Run(layout, func(b *testing.B) {
-			args := append([]string{"-a", a, "-t", "10sec", "--layout", layout, "-o", out}, names...)
+	for _, c := range []struct{ name, layout, opts string }{
+		{"wide", "wide", "-t10sec"}, {"long", "long", "-t10sec"},
+		{"raw-wide", "wide", "-rt1"}, {"raw-long", "long", "-rt1"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			args := append([]string{"-a", a, c.opts, "--layout", c.layout, "-o", out}, names...)
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
 				if rc := Main(args, os.Stdout, os.Stderr); rc != 0 {

@@ -11,6 +11,7 @@ var CLI = cli.Tool{
 	Operands: cli.Metrics,
 	Extras: []cli.Extra{
 		{Option: "--layout=wide|long", Text: "one column per metric instance (default), or one row per value"},
+		{Option: "--labels", Text: "with --layout=long: a labels column, each value's merged label set (JSON)"},
 		{Option: "--each", Text: "each -a (archive, directory, glob) into the dataset -o DIR"},
 		{Option: "--shard=K/N", Text: "with --each: only the archives of shard K of N"},
 	},

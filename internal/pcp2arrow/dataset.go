@@ -98,7 +98,11 @@ func newLayout(s *sampler.Sampler, o *options, host bool) func(out io.Writer) (l
 	return func(out io.Writer) (layoutWriter, error) {
 		if o.layout == "long" {
 			h := s.Label().Hostname
-			return newLong(s.Metrics, h, host, out), nil
+			var l *labeler
+			if o.labels {
+				l = newLabeler(s)
+			}
+			return newLong(s.Metrics, h, host, l, out), nil
 		}
 		return newWide(s.Metrics, out)
 	}

@@ -86,6 +86,9 @@ func wideQuery(file string) string {
 // csvName is the CSV header's name of a wide column: pmrep's
 // "metric-instance" for "metric[instance]", with pmrep's replacements.
 func csvName(col string) string {
+	if i := strings.LastIndex(col, "]#"); i >= 0 {
+		col = col[:i+1] // a repeated name's "#N"
+	}
 	if i := strings.IndexByte(col, '['); i >= 0 && strings.HasSuffix(col, "]") {
 		col = col[:i] + "-" + col[i+1:len(col)-1]
 	}

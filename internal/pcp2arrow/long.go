@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/pcpkit/pcpkit/internal/sampler"
 	"github.com/pcpkit/pcpkit/pmapi"
@@ -16,16 +15,17 @@ import (
 var longColumns = []string{"timestamp", "host", "metric", "instance", "value"}
 
 // long writes samples as one row per value: timestamp, host (but in a
-// dataset), metric, instance (null for a singular metric) and the value
-// as a double.
+// dataset), metric, instance (null for a singular metric), the value as
+// a double and, with --labels, the labels (JSON: see labeler).
 // String values have no row (they are no double).
 type long struct {
 	pw       *parquet.GenericWriter[any]
 	metrics  []*sampler.Metric
-	cols     int        // columns: 5, or 4 without host
-	host     []byte     // nil: no host column
-	names    [][]byte   // by metric
-	insts    [][][]byte // by metric, then column (nil: singular)
+	cols     int               // columns: 5, or 4 without host
+	host     []byte            // nil: no host column
+	names    []parquet.Value   // by metric, the metric column's values
+	insts    [][]parquet.Value // by metric, then column, the instance column's
+	labels   *labeler          // nil: no labels column
 	rows     []parquet.Row
 	cells    []parquet.Value // the rows' values, cols a row
 	n        int             // rows in the current row group
@@ -33,35 +33,48 @@ type long struct {
 }
 
 // newLong is a long writer on out; withHost says whether it has the host
-// column.
-func newLong(metrics []*sampler.Metric, host string, withHost bool, out io.Writer) *long {
+// column, labels (nil: none) gives the labels column.
+func newLong(metrics []*sampler.Metric, host string, withHost bool, labels *labeler, out io.Writer) *long {
+	// the texts repeat: dictionary-encoded (each page holds the indexes
+	// of the dictionary's texts, the only ones compressed)
+	dict := func(n parquet.Node) parquet.Node { return parquet.Encoded(n, &parquet.RLEDictionary) }
 	g := parquet.Group{
 		"timestamp": parquet.Timestamp(parquet.Nanosecond),
-		"metric":    parquet.String(),
-		"instance":  parquet.Optional(parquet.String()),
+		"metric":    dict(parquet.String()),
+		"instance":  parquet.Optional(dict(parquet.String())),
 		"value":     parquet.Leaf(parquet.DoubleType),
 	}
 	order := []string{"timestamp", "metric", "instance", "value"}
 	if withHost {
-		g["host"] = parquet.String()
+		g["host"] = dict(parquet.String())
 		order = longColumns
+	}
+	if labels != nil {
+		g["labels"] = parquet.Optional(dict(parquet.JSON()))
+		order = append(order[:len(order):len(order)], "labels")
 	}
 	schema := parquet.NewSchema("pcp2arrow", orderedGroup{Group: g, order: order})
 	w := &long{
-		pw:       parquet.NewGenericWriter[any](out, schema, parquet.Compression(&zstd.Codec{}), parquet.CreatedBy("pcpkit pcp2arrow", "", "")),
+		pw:       newWriter(out, schema),
 		metrics:  metrics,
 		cols:     len(order),
 		perGroup: max(1, groupValues/len(order)),
+		labels:   labels,
 	}
 	if withHost {
 		w.host = []byte(host)
 	}
+	c := 1 // the metric's column
+	if withHost {
+		c = 2
+	}
 	for _, m := range metrics {
-		w.names = append(w.names, []byte(m.Name))
-		var insts [][]byte
-		if m.Desc.InDom != pmapi.InDomNull {
-			for _, c := range m.Cols {
-				insts = append(insts, []byte(c.Name))
+		w.names = append(w.names, parquet.ByteArrayValue([]byte(m.Name)).Level(0, 0, c))
+		insts := make([]parquet.Value, len(m.Cols))
+		for i, col := range m.Cols {
+			insts[i] = parquet.NullValue().Level(0, 0, c+1)
+			if m.Desc.InDom != pmapi.InDomNull {
+				insts[i] = parquet.ByteArrayValue([]byte(col.Name)).Level(0, 1, c+1)
 			}
 		}
 		w.insts = append(w.insts, insts)
@@ -79,22 +92,28 @@ func (w *long) add(ts pmapi.Timestamp) error {
 		c = 2
 	}
 	w.cells, w.rows = w.cells[:0], w.rows[:0]
+	if w.labels != nil {
+		w.labels.at(ts)
+	}
 	for k, m := range w.metrics {
-		name := parquet.ByteArrayValue(w.names[k]).Level(0, 0, c)
+		name, insts := w.names[k], w.insts[k]
 		for i := range m.Vals {
 			x, ok := double(&m.Vals[i])
 			if !ok {
 				continue
 			}
-			inst := parquet.NullValue().Level(0, 0, c+1)
-			if w.insts[k] != nil {
-				inst = parquet.ByteArrayValue(w.insts[k][i]).Level(0, 1, c+1)
-			}
 			w.cells = append(w.cells, t)
 			if w.host != nil {
 				w.cells = append(w.cells, host)
 			}
-			w.cells = append(w.cells, name, inst, parquet.DoubleValue(x).Level(0, 0, c+2))
+			w.cells = append(w.cells, name, insts[i], parquet.DoubleValue(x).Level(0, 0, c+2))
+			if w.labels != nil {
+				l := parquet.NullValue().Level(0, 0, c+3)
+				if b := w.labels.labels[k][i]; b != nil {
+					l = parquet.ByteArrayValue(b).Level(0, 1, c+3)
+				}
+				w.cells = append(w.cells, l)
+			}
 		}
 	}
 	for i := 0; i < len(w.cells); i += w.cols {

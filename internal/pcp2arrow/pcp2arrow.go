@@ -28,12 +28,13 @@ import (
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
-const shortOpts = "a:A:c:D:h:i:J:jK:Lno:O:rRs:S:t:T:zZ:8:9:V?"
+const shortOpts = "a:A:c:D:e:h:i:J:jK:Lno:O:rRs:S:t:T:zZ:8:9:V?"
 
 const (
 	optLayout = 1000 + iota
 	optEach
 	optShard
+	optLabels
 )
 
 var longOpts = []getopt.Long{
@@ -41,8 +42,17 @@ var longOpts = []getopt.Long{
 	{Name: "align", HasArg: true, Short: 'A'},
 	{Name: "config", HasArg: true, Short: 'c'},
 	{Name: "debug", HasArg: true, Short: 'D'},
+	{Name: "derived", HasArg: true, Short: 'e'},
 	{Name: "host", HasArg: true, Short: 'h'},
 	{Name: "instances", HasArg: true, Short: 'i'},
+	{Name: "live-filter", Short: 'j'},
+	{Name: "rank", HasArg: true, Short: 'J'},
+	{Name: "spec-local", HasArg: true, Short: 'K'},
+	{Name: "local-PMDA", Short: 'L'},
+	{Name: "invert-filter", Short: 'n'},
+	{Name: "raw-prefer", Short: 'R'},
+	{Name: "limit-filter", HasArg: true, Short: '8'},
+	{Name: "limit-filter-force", HasArg: true, Short: '9'},
 	{Name: "outfile", HasArg: true, Short: 'o'},
 	{Name: "origin", HasArg: true, Short: 'O'},
 	{Name: "raw", Short: 'r'},
@@ -55,6 +65,7 @@ var longOpts = []getopt.Long{
 	{Name: "layout", HasArg: true, Short: optLayout, Exact: true},
 	{Name: "each", Short: optEach, Exact: true},
 	{Name: "shard", HasArg: true, Short: optShard, Exact: true},
+	{Name: "labels", Short: optLabels, Exact: true},
 	{Name: "version", Short: 'V'},
 	{Name: "help", Short: '?'},
 }
@@ -75,13 +86,34 @@ Options:
   -O TIME, --origin=TIME    initial sample time within the time window
   -s N, --samples=N         number of samples
   -r, --raw                 raw counter values (no rate conversion)
+  -R, --raw-prefer          as -r (there are no per-metric specifications)
+  -A TIME, --align=TIME     align the first sample on a multiple of TIME
+  -e DERIVED, --derived=DERIVED
+                            derived metrics: name=expression;... or a file
+                            (starting with / or .)
+  -i INSTS, --instances=INSTS
+                            only these instances (names, PIDs, commands,
+                            regular expressions; a comma-separated list)
+  -j, --live-filter         filter instances (-i) at each sample
+  -n, --invert-filter       live filtering after ranking
+  -J N, --rank=N            the N highest values of each metric in each
+                            sample (the -N lowest when negative)
+  -8 N, --limit-filter=N    values at or above N only (at or below -N
+                            when negative)
+  -9 N, --limit-filter-force=N
+                            as -8
   -z, --hostzone            times of -S, -T, -O in the archive's time zone
   -Z TZ, --timezone=TZ      times of -S, -T, -O in time zone TZ
   -D DBG, --debug=DBG       libpcp debug options (accepted, nothing printed)
+  -c FILE, --config=FILE    the configuration file or directory
   -V, --version             display the PCP and pcpkit versions and exit
   -?, --help                show this usage message and exit
 
-Not implemented (refused): -A, -c, -h, -i, -J, -j, -K, -L, -n, -R, -8, -9.
+-L and -K (a local context) are ignored with an archive, as pmrep does;
+-h (pmcd, a live source) is refused: pcp2arrow reads archives.
+Config file: -c FILE|DIR, else the first of ./pcp2arrow.conf,
+$HOME/.pcp2arrow.conf, $HOME/.pcp/pcp2arrow.conf,
+$PCP_SYSCONF_DIR/pcp2arrow.conf (pmrep.conf(5): [options], metricsets).
 `
 
 type options struct {
@@ -90,14 +122,17 @@ type options struct {
 	outfile         string
 	layout          string
 	each            bool
-	shardK, shardN  int // --shard K/N (shardN 0: none)
+	labels          bool // --labels
+	shardK, shardN  int  // --shard K/N (shardN 0: none)
 	version, help   bool
+	host            string // -h: refused
+	local           bool   // -L, -K
 }
 
 // Main runs pcp2arrow with args (without the program name) and returns the
 // exit status.
 func Main(args []string, stdout, stderr io.Writer) int {
-	o, msg := parse(args)
+	o, msg, bad := parse(args)
 	switch {
 	case o != nil && o.version:
 		io.WriteString(stderr, version.Banner("pcp2arrow"))
@@ -109,15 +144,25 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	if msg != "" {
 		io.WriteString(stderr, msg)
-		io.WriteString(stderr, usage)
+		if !bad {
+			io.WriteString(stderr, usage)
+		}
 		return 1
 	}
 	return export(o, stdout, stderr)
 }
 
-func parse(args []string) (*options, string) {
+// parse parses the command line args, with the configuration file's
+// options (-c, or the default file) before them. Its message is a usage
+// error (printed with the usage), or with bad, a bad configuration
+// (pmrep's message alone).
+func parse(args []string) (_ *options, msg string, bad bool) {
 	o := &options{Options: sampler.Options{Samples: -1}, layout: "wide"}
 	evs, operands := getopt.ParseEvents(args, shortOpts, longOpts)
+	conf, msg := loadConfig(o, evs, operands)
+	if msg != "" {
+		return nil, msg, true
+	}
 	var errs strings.Builder
 	for _, ev := range evs {
 		if ev.Err != "" {
@@ -140,6 +185,13 @@ func parse(args []string) (*options, string) {
 			}
 		case 'o':
 			o.outfile = arg
+		case 'c':
+			// read by loadConfig
+		case 'h':
+			o.host = arg
+		case 'L', 'K':
+			// a local context: pmrep ignores it when given an archive
+			o.local = true
 		case optLayout:
 			if arg != "wide" && arg != "long" {
 				fmt.Fprintf(&errs, "pcp2arrow: --layout is wide or long, not %q\n", arg)
@@ -147,6 +199,8 @@ func parse(args []string) (*options, string) {
 			o.layout = arg
 		case optEach:
 			o.each = true
+		case optLabels:
+			o.labels = true
 		case optShard:
 			k, n, ok := each.ParseShard(arg)
 			if !ok {
@@ -162,16 +216,22 @@ func parse(args []string) (*options, string) {
 		}
 	}
 	if errs.Len() == 0 && (o.version || o.help) {
-		return o, ""
+		return o, "", false
 	}
 	if errs.Len() == 0 {
 		switch {
+		case len(o.archives) > 0 && o.host != "":
+			errs.WriteString("pcp2arrow: only one host or archive allowed\n")
+		case o.host != "" || o.local:
+			errs.WriteString("pcp2arrow: live sources (-h, -L) are not supported: an archive (-a) is required\n")
 		case len(o.archives) == 0:
 			errs.WriteString("pcp2arrow: an archive (-a) is required\n")
 		case len(o.archives) > 1 && !o.each:
 			errs.WriteString("pcp2arrow: -a given more than once (a comma-separated list is one archive context; --each exports each)\n")
 		case o.each && (o.outfile == "" || o.outfile == "-"):
 			errs.WriteString("pcp2arrow: --each requires -o DIR\n")
+		case o.labels && o.layout != "long":
+			errs.WriteString("pcp2arrow: --labels requires --layout=long\n")
 		case o.shardN > 0 && !o.each:
 			errs.WriteString("pcp2arrow: --shard requires --each\n")
 		case o.HostZone && o.TZ != nil:
@@ -179,10 +239,12 @@ func parse(args []string) (*options, string) {
 		}
 	}
 	if errs.Len() > 0 {
-		return nil, errs.String()
+		return nil, errs.String(), false
 	}
-	o.Metrics = operands
-	return o, ""
+	if msg := o.setMetrics(conf, operands); msg != "" {
+		return nil, msg, true
+	}
+	return o, "", false
 }
 
 // export writes the archive of o as Parquet to o.outfile (or stdout), or

@@ -25,7 +25,11 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--shard", "0/2", "-a", "x"}, "--shard requires --each"},
 		{[]string{"--each", "--shard", "2/2", "-a", "x", "-o", "d"}, "--shard requires K/N"},
 		{[]string{"-a", "x", "--layout=tall"}, "--layout is wide or long"},
-		{[]string{"-a", "x", "-i", "cpu0"}, "-i is not implemented"},
+		{[]string{"-a", "x", "--labels"}, "--labels requires --layout=long"},
+		{[]string{"-a", "x", "-h", "localhost"}, "only one host or archive allowed"},
+		{[]string{"-h", "localhost"}, "live sources (-h, -L) are not supported"},
+		{[]string{"-L"}, "live sources (-h, -L) are not supported"},
+		{[]string{"-a", "x", "-J", "two"}, "Error while reading option rank: Integer expected."},
 		{[]string{"-a", "x", "-z", "-Z", "UTC"}, "at most one of -Z and -z"},
 	} {
 		var out, errb bytes.Buffer

@@ -16,6 +16,13 @@ import (
 // at most before it is written: what bounds the memory of a writer.
 var groupValues = 1 << 20
 
+// newWriter is a Parquet writer of schema on out: zstd-compressed columns
+// (at zstd's default level: its fastest saves about 5% of a raw export's
+// CPU time for files 7 to 14% larger).
+func newWriter(out io.Writer, schema *parquet.Schema) *parquet.GenericWriter[any] {
+	return parquet.NewGenericWriter[any](out, schema, parquet.Compression(&zstd.Codec{}), parquet.CreatedBy("pcpkit pcp2arrow", "", ""))
+}
+
 // orderedGroup is a Parquet group whose fields are in the order given
 // (parquet.Group orders them by name).
 type orderedGroup struct {
@@ -36,14 +43,19 @@ func (g orderedGroup) Fields() []parquet.Field {
 	return out
 }
 
+// batchRows is how many rows the writers give parquet-go at once (its
+// cost per call is much more than per row).
+const batchRows = 256
+
 // wide writes samples as rows: a timestamp, then a column per metric
 // instance.
 type wide struct {
 	pw       *parquet.GenericWriter[any]
 	metrics  []*sampler.Metric
-	row      parquet.Row
-	rows     []parquet.Row
-	n        int // rows in the current row group
+	cols     int
+	cells    []parquet.Value // the batch's rows' values, cols a row
+	rows     []parquet.Row   // the batch, rows of cells
+	n        int             // rows in the current row group, written or not
 	perGroup int
 }
 
@@ -69,7 +81,8 @@ func columnType(t pmapi.Type) parquet.Node {
 // wideNames are the wide layout's column names: "timestamp", then
 // "metric" for a singular metric and "metric[instance]" for each
 // instance. A name met before (two instances of one name) gets "#" and
-// the instance's number.
+// the instance's number, and a column met before (-i naming an instance
+// twice) "#" and the number of its repetition (2, 3, ...).
 func wideNames(metrics []*sampler.Metric) ([]string, error) {
 	names := []string{"timestamp"}
 	seen := map[string]bool{"timestamp": true}
@@ -80,6 +93,9 @@ func wideNames(metrics []*sampler.Metric) ([]string, error) {
 				n += "[" + c.Name + "]"
 				if seen[n] {
 					n += "#" + strconv.Itoa(int(c.Inst))
+				}
+				for k, base := 2, n; seen[n]; k++ {
+					n = base + "#" + strconv.Itoa(k)
 				}
 			}
 			if seen[n] {
@@ -107,35 +123,50 @@ func newWide(metrics []*sampler.Metric, out io.Writer) (*wide, error) {
 	}
 	schema := parquet.NewSchema("pcp2arrow", orderedGroup{Group: g, order: names})
 	w := &wide{
-		pw:       parquet.NewGenericWriter[any](out, schema, parquet.Compression(&zstd.Codec{}), parquet.CreatedBy("pcpkit pcp2arrow", "", "")),
+		pw:       newWriter(out, schema),
 		metrics:  metrics,
-		row:      make(parquet.Row, len(names)),
+		cols:     len(names),
 		perGroup: max(1, groupValues/len(names)),
 	}
-	w.rows = []parquet.Row{w.row}
 	return w, nil
 }
 
-// add writes the sample at ts (the values in w.metrics).
+// add writes the sample at ts (the values in w.metrics): into the batch,
+// which is written when full or at the end of a row group.
 func (w *wide) add(ts pmapi.Timestamp) error {
-	row := w.row[:0]
-	row = append(row, parquet.Int64Value(ts.Sec*1e9+int64(ts.Nsec)).Level(0, 0, 0))
+	start := len(w.cells)
+	w.cells = append(w.cells, parquet.Int64Value(ts.Sec*1e9+int64(ts.Nsec)).Level(0, 0, 0))
 	for _, m := range w.metrics {
 		for i := range m.Vals {
-			row = append(row, cell(m.OType, &m.Vals[i], len(row)))
+			w.cells = append(w.cells, cell(m.OType, &m.Vals[i], len(w.cells)-start))
 		}
 	}
-	w.row = row
-	w.rows[0] = row
-	if _, err := w.pw.WriteRows(w.rows); err != nil {
-		return fmt.Errorf("pcp2arrow: %v\n", err)
+	w.rows = append(w.rows, w.cells[start:len(w.cells):len(w.cells)])
+	w.n++
+	if len(w.rows) < batchRows && w.n < w.perGroup {
+		return nil
 	}
-	if w.n++; w.n == w.perGroup {
+	if err := w.writeBatch(); err != nil {
+		return err
+	}
+	if w.n == w.perGroup {
 		w.n = 0
 		if err := w.pw.Flush(); err != nil {
 			return fmt.Errorf("pcp2arrow: %v\n", err)
 		}
 	}
+	return nil
+}
+
+// writeBatch gives the batch's rows to parquet-go.
+func (w *wide) writeBatch() error {
+	if len(w.rows) == 0 {
+		return nil
+	}
+	if _, err := w.pw.WriteRows(w.rows); err != nil {
+		return fmt.Errorf("pcp2arrow: %v\n", err)
+	}
+	w.rows, w.cells = w.rows[:0], w.cells[:0]
 	return nil
 }
 
@@ -167,6 +198,10 @@ func cell(t pmapi.Type, v *sampler.Value, col int) parquet.Value {
 
 // close writes the last row group and the file's footer.
 func (w *wide) close() error {
+	if err := w.writeBatch(); err != nil {
+		w.pw.Close()
+		return err
+	}
 	if err := w.pw.Close(); err != nil {
 		return fmt.Errorf("pcp2arrow: %v\n", err)
 	}

@@ -77,6 +77,40 @@ func wideArchives(t *testing.T) []string {
 	return as
 }
 
+// wideAsPmrep compares DuckDB's reading of pcp2arrow's wide file for
+// archive a (time zone hostTZ) with the real pmrep's CSV (-P 9), for the
+// options opts and the metrics names, cell by cell (compareWide). It
+// returns false when pmrep refuses the options (an invalid time window,
+// an error), without comparing.
+func wideAsPmrep(t *testing.T, pmrep pmrepRun, duck func(string) table, a, hostTZ string, opts, names []string) bool {
+	t.Helper()
+	const prec = 9
+	args := append(append([]string{"-a", a}, opts...), names...)
+	name := filepath.Base(a) + " " + strings.Join(opts, " ")
+	wout, werr, wrc := pmrep(t, append([]string{"-o", "csv", "-P", strconv.Itoa(prec)}, args...))
+	if wrc != 0 {
+		if strings.Contains(string(werr), "Invalid time window") || strings.Contains(string(werr), "Error") {
+			return false
+		}
+		t.Errorf("%s: pmrep exit %d: %s", name, wrc, werr)
+		return false
+	}
+	file := runExport(t, args...)
+	zone := pcptime.LoadZone("UTC")
+	for i, o := range opts {
+		switch o {
+		case "-z":
+			zone = pcptime.LoadZone(hostTZ)
+		case "-Z":
+			zone = pcptime.LoadZone(opts[i+1])
+		}
+	}
+	if diffs := compareWide(duck(wideQuery(file)), string(wout), zone, prec, 10); len(diffs) > 0 {
+		t.Errorf("%s: DuckDB's reading differs from pmrep -o csv:\n%s", name, strings.Join(diffs, "\n"))
+	}
+	return true
+}
+
 // TestInteropWideDuckDB is the proof of the wide layout: for each
 // archive and option set, DuckDB's reading of pcp2arrow's file equals
 // the real `pmrep -a ARCH -o csv` (with -P 9 for the digits) cell by
@@ -100,7 +134,6 @@ func hostPmrep(pmrep string) pmrepRun {
 
 // compareWideAll is TestInteropWideDuckDB with pmrep run by pmrep.
 func compareWideAll(t *testing.T, duck func(string) table, pmrep pmrepRun) {
-	const prec = 9
 	n := 0
 	for _, a := range wideArchives(t) {
 		names, hostTZ := reportable(t, a)
@@ -109,28 +142,8 @@ func compareWideAll(t *testing.T, duck func(string) table, pmrep pmrepRun) {
 			{"-t", "2", "-z"}, {"-t", "0.7", "-Z", "EST5EDT", "-S", "@ 00:00:01"}, {"-t", "1min", "-s", "5"},
 			{"-T", "+20", "-s", "4"},
 		} {
-			args := append(append([]string{"-a", a}, opts...), names...)
-			name := filepath.Base(a) + " " + strings.Join(opts, " ")
-			wout, werr, wrc := pmrep(t, append([]string{"-o", "csv", "-P", strconv.Itoa(prec)}, args...))
-			if wrc != 0 {
-				if strings.Contains(string(werr), "Invalid time window") || strings.Contains(string(werr), "Error") {
-					continue // pmrep refuses these options on this archive
-				}
-				t.Errorf("%s: pmrep exit %d: %s", name, wrc, werr)
-				continue
-			}
-			file := runExport(t, args...)
-			zone := pcptime.LoadZone("UTC")
-			for i, o := range opts {
-				switch o {
-				case "-z":
-					zone = pcptime.LoadZone(hostTZ)
-				case "-Z":
-					zone = pcptime.LoadZone(opts[i+1])
-				}
-			}
-			if diffs := compareWide(duck(wideQuery(file)), string(wout), zone, prec, 10); len(diffs) > 0 {
-				t.Errorf("%s: DuckDB's reading differs from pmrep -o csv:\n%s", name, strings.Join(diffs, "\n"))
+			if !wideAsPmrep(t, pmrep, duck, a, hostTZ, opts, names) {
+				continue // pmrep refuses these options on this archive
 			}
 			n++
 		}

@@ -577,9 +577,16 @@ func (c *Context) Labels(typ, ident uint32) []archive.LabelSet {
 		}
 		return sets
 	}
-	sets, found := archiveLabels(c.arc.Meta(), typ, ident, c.arc.Origin())
+	return ArchiveLabels(c.arc.Meta(), c.host, typ, ident, c.arc.Origin())
+}
+
+// ArchiveLabels is pmLookupLabels in an archive (metadata m, its host
+// host) at time t: the label sets of one type for ident in force then;
+// the context labels of an archive without any are {"hostname":HOST}.
+func ArchiveLabels(m *archive.Meta, host string, typ, ident uint32, t pmapi.Timestamp) []archive.LabelSet {
+	sets, found := archiveLabels(m, typ, ident, t)
 	if !found && typ == archive.LabelContext {
-		return []archive.LabelSet{HostLabels(c.host)}
+		return []archive.LabelSet{HostLabels(host)}
 	}
 	return sets
 }

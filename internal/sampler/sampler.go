@@ -23,6 +23,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,7 +47,19 @@ type Options struct {
 	HostZone              bool
 	TZ                    *string // -Z
 	Raw                   bool    // -r: counters not converted to rates
+	RawPrefer             bool    // -R: as -r, for the metrics whose Spec has no Type
+	Align                 *string // -A
 	Metrics               []string
+	// Specs are the settings of metric specifications beyond their names
+	// (pmrep's compact form, and metricsets), by their names in Metrics;
+	// a leaf has the settings of the first specification that names it,
+	// or its own when it is one.
+	Specs map[string]*Spec
+	// Derived are the derived metrics of -e (pmrep's list: definitions
+	// "name=expression" and configuration files, "/..." or "./...",
+	// separated by ";"), registered before the metrics are resolved.
+	Derived string
+	Filter  // -i, -j, -n, -J, -8, -9
 	// SkipInvalid leaves out the metrics pmrep refuses (unknown names,
 	// types it cannot report, not in the archive, bad derivations)
 	// instead of failing: what reporting every metric of an archive, or
@@ -70,12 +83,18 @@ type Metric struct {
 	Desc  pmapi.Desc
 	Cols  []Column
 	OType pmapi.Type // the type values are converted to
-	// Vals are the values of the last sample, by column.
+	// Vals are the values of the last sample, by column, after the
+	// filters (-j, -J, -8, -9).
 	Vals     []Value
-	rate     bool    // counters converted to rates
-	convert  bool    // the value goes through a double (units given)
-	timeMult float64 // rates of time counters: the fetchgroup's scaling
-	timeConv float64 //   (pmConvScale's factor, then its multiplier)
+	fg       []Value          // the fetchgroup's values (Vals without filters)
+	live     []*regexp.Regexp // -j: the instance filters
+	src      []int            // -i naming an instance twice: see sources
+	spec     *Spec            // its specification's settings (nil: none)
+	lim      int              // its value limit (-8, -9)
+	rate     bool             // counters converted to rates
+	convert  bool             // the value goes through a double (units given)
+	timeMult float64          // rates of time counters: the fetchgroup's scaling
+	timeConv float64          //   (pmConvScale's factor, then its multiplier)
 }
 
 // Kind says which field of a Value holds it.
@@ -113,6 +132,9 @@ type Sampler struct {
 	left    int // samples left; -1: until the end
 	started bool
 	wrap    bool
+	// filtering: Vals are the fetchgroup's values filtered (-j, -J, -8,
+	// -9) or with columns repeated (-i)
+	filtering bool
 	// the fetchgroup's pmGetInDom cache, by instance domain
 	indoms map[pmapi.InDom]*indomCache
 	prev   *pmapi.Result
@@ -125,7 +147,8 @@ type indomCache struct {
 }
 
 // ParseOption applies pmrep's option short (-t, -S, -T, -O, -s, -z,
-// -Z, -r) with its argument arg to o. It returns false for any other
+// -Z, -r, -R, -A, -e, and the filters' -i, -j, -n, -J, -8, -9) with its
+// argument arg to o. It returns false for any other
 // option, and a complaint (without the tool's name, nor a newline) for a
 // bad argument.
 func (o *Options) ParseOption(short rune, arg string) (ok bool, complaint string) {
@@ -150,8 +173,14 @@ func (o *Options) ParseOption(short rune, arg string) (ok bool, complaint string
 		o.TZ = &arg
 	case 'r':
 		o.Raw = true
+	case 'R':
+		o.RawPrefer = true
+	case 'A':
+		o.Align = &arg
+	case 'e':
+		o.Derived += ";" + arg
 	default:
-		return false, ""
+		return o.Filter.parseOption(short, arg)
 	}
 	return true, ""
 }
@@ -185,7 +214,7 @@ func Open(o *Options) (*Sampler, error) {
 	if err != nil {
 		end = lab.Start
 	}
-	w, _, perr := pcptime.ParseWindowSpec(pcptime.WindowSpec{Start: o.Start, End: o.Finish, Origin: o.Origin}, lab.Start, end, r.Zone)
+	w, _, perr := pcptime.ParseWindowSpec(pcptime.WindowSpec{Start: o.Start, End: o.Finish, Align: o.Align, Origin: o.Origin}, lab.Start, end, r.Zone)
 	if perr != nil {
 		return fail(fmt.Errorf("%s: invalid time window.\n%s\n", o.Prog, perr.Message()))
 	}
@@ -244,15 +273,55 @@ func Open(o *Options) (*Sampler, error) {
 		stderr = io.Discard
 	}
 	r.reg = derive.NewProcessRegistry(stderr)
+	if err := r.registerDerived(stderr); err != nil {
+		return fail(err)
+	}
 	c.UseDerived(r.reg, derive.EvalOptions{})
 	if err := r.addMetrics(); err != nil {
+		return fail(err)
+	}
+	if err := r.prepareFilters(); err != nil {
 		return fail(err)
 	}
 	return r, nil
 }
 
+// registerDerived registers the derived metrics of -e as pmrep does:
+// each definition whose name the archive does not have, each
+// configuration file loaded.
+func (r *Sampler) registerDerived(stderr io.Writer) error {
+	for _, d := range strings.Split(r.o.Derived, ";") {
+		switch {
+		case d == "":
+		case strings.HasPrefix(d, "/") || strings.HasPrefix(d, "."):
+			if _, err := r.reg.LoadConfig(d, stderr); err != nil {
+				return fmt.Errorf("Failed to load derived metric definitions from file '%s':\n%s.\n", d, archive.ErrText(err))
+			}
+		default:
+			name, expr, ok := strings.Cut(d, "=")
+			if !ok {
+				return errors.New("Failed to register derived metric:\nInvalid syntax (expected metric=expression).\n")
+			}
+			name, expr = strings.TrimSpace(name), strings.TrimSpace(expr)
+			if _, err := r.c.LookupName(name); err == nil {
+				continue // an archive's metric: kept
+			}
+			if _, ok := r.reg.Lookup(name); ok {
+				continue // a derived metric already
+			}
+			if msg, err := r.reg.RegisterMetric(name, expr); err != nil {
+				return fmt.Errorf("Failed to register derived metric:\n%s %s.\n", pmapi.ErrConv.Error(), msg)
+			}
+		}
+	}
+	return nil
+}
+
 // Close closes the archive.
 func (r *Sampler) Close() error { return r.c.Close() }
+
+// Meta is the archive's metadata (its label sets among them).
+func (r *Sampler) Meta() *archive.Meta { return r.c.Meta() }
 
 // Label is the archive's label (its host name, time zone).
 func (r *Sampler) Label() *archive.Label { return r.c.Label() }
@@ -284,6 +353,9 @@ func (r *Sampler) Next() (pmapi.Timestamp, bool, error) {
 	}
 	r.sample(res)
 	r.prev = res
+	if r.filtering {
+		r.filter()
+	}
 	return res.Timestamp, true, nil
 }
 
@@ -316,7 +388,11 @@ func (r *Sampler) addMetrics() error {
 			return fmt.Errorf("Invalid metric %s (PM_ERR_NAME Unknown metric name).\n", spec)
 		}
 		for _, name := range leaves {
-			if err := r.addLeaf(name, seen, anon); err != nil && !r.o.SkipInvalid {
+			sp := r.o.Specs[spec]
+			if own, ok := r.o.Specs[name]; ok || slices.Contains(r.o.Metrics, name) {
+				sp = own
+			}
+			if err := r.addLeaf(name, sp, seen, anon); err != nil && !r.o.SkipInvalid {
 				return err
 			}
 		}
@@ -330,7 +406,7 @@ func (r *Sampler) addMetrics() error {
 // addLeaf adds the metric name (a leaf of a specification) unless it is
 // there already (seen: by PMID; anon: libpcp's anonymous metrics, by
 // name), or returns pmrep's complaint about it.
-func (r *Sampler) addLeaf(name string, seen map[pmapi.PMID]bool, anon map[string]bool) error {
+func (r *Sampler) addLeaf(name string, sp *Spec, seen map[pmapi.PMID]bool, anon map[string]bool) error {
 	meta := r.c.Meta()
 	pmid, err := r.c.LookupName(name)
 	if dm, ok := r.reg.Lookup(name); ok && dm.Anon && pmid == dm.PMID {
@@ -339,7 +415,10 @@ func (r *Sampler) addLeaf(name string, seen map[pmapi.PMID]bool, anon map[string
 			anon[name] = true
 			r.Metrics = append(r.Metrics, &Metric{Name: name, PMID: pmapi.PMIDNull,
 				Desc: pmapi.Desc{PMID: pmapi.PMIDNull, Type: pmapi.TypeU32, InDom: pmapi.InDomNull, Sem: pmapi.SemDiscrete},
-				Cols: []Column{{Inst: pmapi.InstNull}}, Vals: make([]Value, 1)})
+				Cols: []Column{{Inst: pmapi.InstNull}}})
+			m := r.Metrics[len(r.Metrics)-1]
+			m.Vals = make([]Value, 1)
+			m.fg = m.Vals
 			r.pmids = append(r.pmids, pmapi.PMIDNull)
 		}
 		return nil
@@ -362,8 +441,12 @@ func (r *Sampler) addLeaf(name string, seen map[pmapi.PMID]bool, anon map[string
 	default:
 		return fmt.Errorf("Invalid metric %s (PM_ERR_TYPE Unknown or illegal metric type).\n", name)
 	}
+	raw, err := sp.raw(r.o, name, d)
+	if err != nil {
+		return err
+	}
 	seen[pmid] = true
-	m := &Metric{Name: name, PMID: pmid, Desc: d}
+	m := &Metric{Name: name, PMID: pmid, Desc: d, spec: sp}
 	if d.InDom == pmapi.InDomNull {
 		m.Cols = []Column{{Inst: pmapi.InstNull}}
 	} else {
@@ -379,6 +462,7 @@ func (r *Sampler) addLeaf(name string, seen map[pmapi.PMID]bool, anon map[string
 		}
 	}
 	m.Vals = make([]Value, len(m.Cols))
+	m.fg = m.Vals
 	// pmrep's scale: the units, " / s" added for a counter
 	// converted to a rate; the fetchgroup converts counters
 	// to rates when that is empty (no scale), and otherwise
@@ -387,7 +471,7 @@ func (r *Sampler) addLeaf(name string, seen map[pmapi.PMID]bool, anon map[string
 	m.OType = d.Type
 	m.timeConv, m.timeMult = 1, 1
 	counter := d.Sem == pmapi.SemCounter
-	if counter && !r.o.Raw && d.Type != pmapi.TypeString {
+	if counter && !raw && d.Type != pmapi.TypeString {
 		m.OType = pmapi.TypeDouble
 		if strings.Contains(units, "/") {
 			m.convert = true
@@ -488,8 +572,8 @@ func (r *Sampler) sample(res *pmapi.Result) {
 			// sample has none
 			continue
 		}
-		for i := range m.Vals {
-			m.Vals[i] = Value{}
+		for i := range m.fg {
+			m.fg[i] = Value{}
 		}
 		if vs.NumVal < 0 {
 			continue
@@ -503,14 +587,18 @@ func (r *Sampler) sample(res *pmapi.Result) {
 			if cache != nil && !cache.insts[v.Inst] {
 				continue // no name: a transient instance, skipped
 			}
-			col := m.column(v.Inst)
+			col := j
+			if m.src != nil || col >= len(m.Cols) || m.Cols[col].Inst != v.Inst && m.Desc.InDom != pmapi.InDomNull {
+				// (the j-th value is most often the j-th column's)
+				col = m.column(v.Inst)
+			}
 			if col < 0 {
 				continue
 			}
-			if m.Vals[col].OK {
+			if m.fg[col].OK {
 				continue // the first of one instance is reported
 			}
-			m.Vals[col] = r.convert(m, k, v, res)
+			m.fg[col] = r.convert(m, k, v, res)
 		}
 	}
 }
