@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# bench-reduce-rewrite.sh: paired runs of pcpkit's pmlogrewrite and
-# pmlogreduce against the real PCP 6.0.3 tools on the benchmark archive
-# (docs/benchmarks.md, "pmlogrewrite (issue 17)" and "pmlogreduce (issue
-# 17)", has the results).
+# bench-reduce-rewrite.sh: paired runs of pcpkit's pmlogrewrite,
+# pmlogreduce and pmlogcheck against the real PCP 6.0.3 tools on the
+# benchmark archive (docs/benchmarks.md, "pmlogrewrite (issue 17)",
+# "pmlogreduce (issue 17)" and "pmlogcheck (issue 17)", has the results).
 #
 # Usage: scripts/bench-reduce-rewrite.sh [case...]
 #   cases: rewrite, reduce10 (pmlogreduce -t 10), reduce (the default
-#   10-minute interval); all three by default.
+#   10-minute interval), check (pmlogcheck ARCHIVE, every pass); all four
+#   by default.
 #
 # Steps:
 #   1. go build -o bin/pmlogrewrite ./cmd/pmlogrewrite and bin/pmlogreduce
@@ -18,6 +19,8 @@
 #                    metric bench.extra.m049 { sem -> discrete }
 #        reduce10: pmlogreduce -t 10 ARCHIVE OUT
 #        reduce:   pmlogreduce ARCHIVE OUT
+#        check:    pmlogcheck ARCHIVE (no output archive; its report must
+#                  be the same)
 #      timed by /usr/bin/time -f '%e %U %S %M'.
 #   3. print each pair, then the medians of the wall and CPU (user +
 #      system) times, the range of max RSS and the medians (and ranges) of
@@ -30,7 +33,8 @@
 #
 # Environment: BENCH_ARCHIVE (/tmp/bench/b-v3), BENCH_PAIRS (10),
 # BENCH_OUT (a new temporary directory), GO, REAL_PMLOGREWRITE and
-# REAL_PMLOGREDUCE (/usr/lib/pcp/bin/...).
+# REAL_PMLOGREDUCE (/usr/lib/pcp/bin/...), REAL_PMLOGCHECK
+# (/usr/bin/pmlogcheck).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,6 +48,7 @@ BENCH_ARCHIVE=${BENCH_ARCHIVE:-/tmp/bench/b-v3}
 BENCH_PAIRS=${BENCH_PAIRS:-10}
 REAL_PMLOGREWRITE=${REAL_PMLOGREWRITE:-/usr/lib/pcp/bin/pmlogrewrite}
 REAL_PMLOGREDUCE=${REAL_PMLOGREDUCE:-/usr/lib/pcp/bin/pmlogreduce}
+REAL_PMLOGCHECK=${REAL_PMLOGCHECK:-/usr/bin/pmlogcheck}
 export TZ=UTC PCP_DERIVED_CONFIG='' LC_ALL=C
 export PATH=/usr/bin:$PATH
 
@@ -52,21 +57,27 @@ die() { echo "bench-reduce-rewrite: $*" >&2; exit 1; }
 [[ -f $BENCH_ARCHIVE.0 ]] || die "no archive $BENCH_ARCHIVE (make it with ../shared/tools/pcp-bench-gen.py --samples 20000 --metrics 100 --version 3)"
 
 cases=("$@")
-[[ ${#cases[@]} -gt 0 ]] || cases=(rewrite reduce10 reduce)
+[[ ${#cases[@]} -gt 0 ]] || cases=(rewrite reduce10 reduce check)
 
-echo "$GO build -o bin/pmlogrewrite ./cmd/pmlogrewrite; $GO build -o bin/pmlogreduce ./cmd/pmlogreduce"
-"$GO" build -o bin/pmlogrewrite ./cmd/pmlogrewrite
-"$GO" build -o bin/pmlogreduce ./cmd/pmlogreduce
+for t in pmlogrewrite pmlogreduce pmlogcheck; do
+	echo "$GO build -o bin/$t ./cmd/$t"
+	"$GO" build -o "bin/$t" "./cmd/$t"
+done
 
 out=${BENCH_OUT:-$(mktemp -d /tmp/bench-reduce-rewrite.XXXXXX)}
 mkdir -p "$out"
 printf 'global { hostname -> benchhost }\nmetric bench.extra.m049 { sem -> discrete }\n' >"$out/bench.conf"
 
-# run TOOL ARGS...: one timed run writing $out/o, its times appended to
-# $out/times ("%e %U %S %M").
+# run TOOL ARGS...: one timed run writing $out/o (but for check, whose
+# report goes to $out/o.report), its times appended to $out/times ("%e
+# %U %S %M").
 run() {
 	rm -f "$out"/o.*
-	/usr/bin/time -o "$out/t" -f '%e %U %S %M' "$@" "$out/o" >/dev/null
+	if [[ $c == check ]]; then
+		/usr/bin/time -o "$out/t" -f '%e %U %S %M' "$@" >"$out/o.report" 2>&1 || true
+	else
+		/usr/bin/time -o "$out/t" -f '%e %U %S %M' "$@" "$out/o" >/dev/null
+	fi
 	cat "$out/t" >>"$out/times"
 }
 
@@ -82,15 +93,18 @@ for c in "${cases[@]}"; do
 	reduce)
 		real=("$REAL_PMLOGREDUCE" "$BENCH_ARCHIVE")
 		kit=(bin/pmlogreduce "$BENCH_ARCHIVE") ;;
+	check)
+		real=("$REAL_PMLOGCHECK" "$BENCH_ARCHIVE")
+		kit=(bin/pmlogcheck "$BENCH_ARCHIVE") ;;
 	*) die "unknown case $c" ;;
 	esac
 	echo
-	echo "== $c: ${real[*]} OUT  vs  ${kit[*]} OUT"
+	echo "== $c: ${real[*]}  vs  ${kit[*]} (OUT after each but for check)"
 	echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 	: >"$out/times"
 	for ((i = 0; i < BENCH_PAIRS; i++)); do
 		run "${real[@]}"
-		mv "$out/o.0" "$out/real.0"; mv "$out/o.meta" "$out/real.meta"; mv "$out/o.index" "$out/real.index"
+		for f in "$out"/o.*; do mv "$f" "$out/real.${f##*/o.}"; done
 		run "${kit[@]}"
 	done
 	echo "load average after:  $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -111,7 +125,9 @@ for name, i in (("real", 0), ("pcpkit", 1)):
     print(f"{name:6}  wall median {med(x[0] for x in p):.2f} s, CPU median {med(x[1] + x[2] for x in p):.2f} s, max RSS {int(min(x[3] for x in p))}-{int(max(x[3] for x in p))} KB")
 print(f"ratio   wall median {med(wr):.2f}x ({min(wr):.2f}-{max(wr):.2f}), CPU median {med(cr):.2f}x ({min(cr):.2f}-{max(cr):.2f})")
 PY
-	if [[ $c == rewrite ]]; then
+	if [[ $c == check ]]; then
+		cmp -s "$out/real.report" "$out/o.report" || { echo "DIFFERENT: $out/real.report $out/o.report"; status=1; }
+	elif [[ $c == rewrite ]]; then
 		for s in 0 meta index; do
 			cmp -s "$out/real.$s" "$out/o.$s" || { echo "DIFFERENT: $out/real.$s $out/o.$s"; status=1; }
 		done

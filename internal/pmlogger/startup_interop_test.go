@@ -253,8 +253,11 @@ func TestInteropIntervalEnv(t *testing.T) {
 			if len(stamps) != 3 {
 				t.Fatalf("%s: %d records of kernel.all.load, want 3", name, len(stamps))
 			}
+			// (a wide margin: a loaded machine delays samples, and the
+			// point is which interval applies, 1 s, 300 msec or the
+			// 60 s default)
 			gap := time.Duration((stamps[2].Sec-stamps[1].Sec)*1e9 + int64(stamps[2].Nsec-stamps[1].Nsec))
-			if gap < tc.want*8/10 || gap > tc.want*12/10 {
+			if gap < tc.want*6/10 || gap > tc.want*16/10 {
 				t.Errorf("PMLOGGER_INTERVAL=%s %q: %s logs every %v, want %v", tc.env, tc.args, name, gap, tc.want)
 			}
 		}
@@ -386,7 +389,9 @@ func TestInteropNoPMCD(t *testing.T) {
 // configuration of about 1,100 metrics, writing their metadata and one
 // record) takes no more CPU time (user + system) than the real one's,
 // with PCP_DERIVED_CONFIG unset (the system's derived metrics loaded) and
-// empty. The two run in turns, 5 times each; the medians are compared.
+// empty. The two run in turns, 5 times each; the least CPU time of each
+// is compared (a busy machine only adds to a run's time, so the least
+// is the one least disturbed; docs/benchmarks.md has the paired runs).
 func TestInteropStartupCPU(t *testing.T) {
 	dir, cfg := interopSetup(t, "big.config", "log mandatory on 10 sec { kernel mem disk network }\n")
 	real := testenv.RealTool(t, "pmlogger")
@@ -409,12 +414,8 @@ func TestInteropStartupCPU(t *testing.T) {
 				os.Remove(base + ".index")
 			}
 		}
-		median := func(d []time.Duration) time.Duration {
-			slices.Sort(d)
-			return d[len(d)/2]
-		}
-		r, p := median(cpu["real"]), median(cpu["pcpkit"])
-		t.Logf("%s: start-up CPU (median of 5): real %v, pcpkit %v", env, r, p)
+		r, p := slices.Min(cpu["real"]), slices.Min(cpu["pcpkit"])
+		t.Logf("%s: start-up CPU (least of 5): real %v, pcpkit %v", env, r, p)
 		if p > r {
 			t.Errorf("%s: pcpkit's start-up takes %v of CPU, the real pmlogger's %v (all runs: real %v, pcpkit %v)", env, p, r, cpu["real"], cpu["pcpkit"])
 		}
