@@ -132,47 +132,100 @@ func (r *Record) Index() error {
 		r.vsets = r.vsets[:0]
 		return err
 	}
-	if err := r.checkBlockTotal(int64(pos.p)); err != nil {
-		r.vsets = r.vsets[:0]
-		return err
-	}
-	return nil
-}
-
-// checkBlockTotal checks that the value blocks, each rounded up to whole
-// 32-bit words, add up to no more than the bytes between the end of the
-// value sets (vsEnd) and the trailer, as libpcp's decoding of a result
-// checks (a block whose length was damaged can lie inside the record and
-// still be refused by it).
-func (r *Record) checkBlockTotal(vsEnd int64) error {
-	if vsEnd == 0 {
-		return nil
-	}
-	var total int64
+	// The blocks, each checked by the scan: where they lie together.
+	first, total := int64(len(r.raw)), int64(0)
 	for i := range r.vsets {
 		vs := &r.vsets[i]
 		if vs.ValFmt == pmapi.ValFmtInsitu || vs.NumVal <= 0 {
 			continue
 		}
 		for j := 0; j < int(vs.NumVal); j++ {
-			bl := int64(binary.BigEndian.Uint32(r.raw[r.blockPos(vs, j):]) & 0xffffff)
-			total += (bl + 3) &^ 3
+			bp := r.blockPos(vs, j)
+			first = min(first, bp)
+			total += blockSize(r.raw, bp)
 		}
 	}
-	if end := int64(len(r.raw) - 4); vsEnd+total > end {
-		return r.fault("value blocks of %d bytes do not fit in the %d bytes after the value sets", total, end-vsEnd)
+	if err := r.checkFill(pos, first, total); err != nil {
+		r.vsets = r.vsets[:0]
+		return err
 	}
 	return nil
+}
+
+// blockSize is the size of the value block at bp in raw (its length
+// rounded up to whole 32-bit words, as the writer pads it).
+func blockSize(raw []byte, bp int64) int64 {
+	return int64(binary.BigEndian.Uint32(raw[bp:])&0xffffff+3) &^ 3
+}
+
+// checkFill checks what libpcp's decoding of a result checks of the
+// record as a whole (its __pmDecodeValueSet, after each value set):
+// the value blocks begin right where the value sets end (end, the
+// position after the last of them) and fill the rest of the record up
+// to the trailer exactly, each rounded up to whole 32-bit words
+// (total); a record without blocks ends with its value sets. first is
+// the lowest block's position. The blocks may overlap, and need not be
+// in order: libpcp checks neither (found with the real pmdumplog on
+// records changed so, docs/pcp-notes-corrections.md).
+func (r *Record) checkFill(end SetPos, first, total int64) error {
+	vsEnd, recEnd := int64(end.p), int64(len(r.raw)-4)
+	if vsEnd == 0 {
+		vsEnd = int64(r.hdr())
+	}
+	if total == 0 {
+		first = recEnd
+	}
+	if first != vsEnd {
+		return r.fault("the value sets end at byte %d, the value blocks begin at %d", vsEnd, first)
+	}
+	if vsEnd+total != recEnd {
+		return r.fault("value blocks of %d bytes in the %d bytes after the value sets", total, recEnd-vsEnd)
+	}
+	return nil
+}
+
+// CheckBlocks makes the checks Index makes beyond NextSet's, for a
+// record whose value sets NextSet (or NextSetIn) has read to the end
+// (end is the position it gave with io.EOF): every value set's value
+// blocks (CheckVSet's checks, in order), then where they lie together
+// (libpcp refuses a result whose blocks do not fill the record after
+// the value sets exactly). It reads the value sets' headers and block
+// pointers and the blocks' length words, not their values. It gives the
+// error Index gives.
+func (r *Record) CheckBlocks(end SetPos) error {
+	raw := r.raw
+	p, stop := r.hdr(), int(end.p)
+	first, total := int64(len(raw)), int64(0)
+	for p < stop {
+		numval := int32(binary.BigEndian.Uint32(raw[p+4:]))
+		if numval <= 0 {
+			p += 8
+			continue
+		}
+		if binary.BigEndian.Uint32(raw[p+8:]) != pmapi.ValFmtInsitu {
+			pmid := pmapi.PMID(binary.BigEndian.Uint32(raw[p:]))
+			for q := p + 12; q < p+12+8*int(numval); q += 8 {
+				bp, err := r.checkBlock(pmid, binary.BigEndian.Uint32(raw[q+4:]))
+				if err != nil {
+					return err
+				}
+				first = min(first, bp)
+				total += blockSize(raw, bp)
+			}
+		}
+		p += 12 + 8*int(numval)
+	}
+	return r.checkFill(end, first, total)
 }
 
 // NextSet reads the value set at *pos and moves *pos past it. It returns
 // io.EOF after the last value set, and a *FormatError wrapping
 // pmapi.ErrLogRec for a value set that does not fit in the record or has
 // an unknown value format (leaving *pos on it). The value set's blocks are
-// not checked (CheckVSet does), nor that the blocks of all the value sets
-// fit together after them (libpcp refuses a result whose blocks add up to
-// more than the record holds): that needs every value set, and Index
-// checks it.
+// not checked (CheckVSet does), nor where the blocks of all the value sets
+// lie together (libpcp refuses a result whose blocks do not fill the
+// record after the value sets exactly): that needs every value set, and
+// Index and CheckBlocks check it.
 func (r *Record) NextSet(pos *SetPos) (VSet, error) {
 	return r.scan(pos, pos.k+1, nil)
 }
@@ -315,21 +368,28 @@ func (r *Record) CheckVSet(vs *VSet) error {
 	if vs.ValFmt == pmapi.ValFmtInsitu || vs.NumVal <= 0 {
 		return nil
 	}
-	raw := r.raw
-	hdr, end := int64(r.hdr()), int64(len(raw)-4)
-	pairs := raw[vs.off : int(vs.off)+8*int(vs.NumVal)]
+	pairs := r.raw[vs.off : int(vs.off)+8*int(vs.NumVal)]
 	for i := 0; i+8 <= len(pairs); i += 8 {
-		w := binary.BigEndian.Uint32(pairs[i+4 : i+8])
-		bp := dptrPos(w)
-		if bp < hdr || bp+4 > end {
-			return r.fault("value block offset %d for PMID %s lies outside the record", w, vs.PMID)
-		}
-		bl := int64(binary.BigEndian.Uint32(raw[bp:bp+4]) & 0xffffff)
-		if bl < 4 || bp+bl > end {
-			return r.fault("value block length %d for PMID %s runs past the record", bl, vs.PMID)
+		if _, err := r.checkBlock(vs.PMID, binary.BigEndian.Uint32(pairs[i+4:i+8])); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// checkBlock checks the value block of metric pmid that the DPTR word w
+// points to, as CheckVSet does, and returns its position.
+func (r *Record) checkBlock(pmid pmapi.PMID, w uint32) (int64, error) {
+	hdr, end := int64(r.hdr()), int64(len(r.raw)-4)
+	bp := dptrPos(w)
+	if bp < hdr || bp+4 > end {
+		return 0, r.fault("value block offset %d for PMID %s lies outside the record", w, pmid)
+	}
+	bl := int64(binary.BigEndian.Uint32(r.raw[bp:bp+4]) & 0xffffff)
+	if bl < 4 || bp+bl > end {
+		return 0, r.fault("value block length %d for PMID %s runs past the record", bl, pmid)
+	}
+	return bp, nil
 }
 
 func (r *Record) fault(format string, args ...any) error {
