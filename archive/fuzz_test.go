@@ -616,35 +616,34 @@ func lazyScan(t *testing.T, raw []byte, version int, cuts uint64, idx *Record, f
 		}
 		readVSet(t, &r, &sets[k])
 	}
-	if scanErr == nil {
-		// The record-level check, which needs every value set: Index
-		// makes it, the lazy readers CheckBlocks once NextSet is at
-		// the end. CheckBlocks gives the first block's error in the
-		// full check's order, else the record's: the blocks begin
-		// where the value sets end and fill the record up to the
-		// trailer, each rounded up to whole words (a record without
-		// blocks ends with its value sets), as libpcp requires.
-		whole := r.CheckBlocks(pos)
-		if first == nil {
-			lo, sum := int64(len(raw)-4), int64(0)
-			for k := range sets {
-				vs := &sets[k]
-				for j := 0; vs.ValFmt != pmapi.ValFmtInsitu && j < int(vs.NumVal); j++ {
-					lo = min(lo, r.blockPos(vs, j))
-					sum += int64(r.VSetBlockLen(vs, j)+4+3) &^ 3
-				}
+	if first == nil && scanErr == nil {
+		// The record-level rule, which needs every value set: the
+		// blocks begin where the value sets end and fill the record
+		// up to the trailer, each rounded up to whole words (a record
+		// without blocks ends with its value sets), as libpcp
+		// requires. The error is Check's.
+		lo, sum := int64(len(raw)-4), int64(0)
+		for k := range sets {
+			vs := &sets[k]
+			for j := 0; vs.ValFmt != pmapi.ValFmtInsitu && j < int(vs.NumVal); j++ {
+				lo = min(lo, r.blockPos(vs, j))
+				sum += int64(r.VSetBlockLen(vs, j)+4+3) &^ 3
 			}
-			vsEnd := int64(pos.p)
-			if vsEnd == 0 {
-				vsEnd = int64(r.hdr())
-			}
-			if fills := lo == vsEnd && vsEnd+sum == int64(len(raw)-4); fills != (whole == nil) {
-				t.Fatalf("CheckBlocks: %v, but the blocks fill the record: %v (first at %d, %d bytes, value sets end at %d)", whole, fills, lo, sum, vsEnd)
-			}
-			first = whole
-		} else if whole == nil || whole.Error() != first.Error() {
-			t.Fatalf("CheckBlocks: %v; the first value set's block error: %v", whole, first)
 		}
+		vsEnd := int64(pos.p)
+		if vsEnd == 0 {
+			vsEnd = int64(r.hdr())
+		}
+		if lo != vsEnd || vsEnd+sum != int64(len(raw)-4) {
+			if first = r.Check(); first == nil {
+				t.Fatalf("Check passes a record whose blocks (first at %d, %d bytes) do not fill it after the value sets (end at %d)", lo, sum, vsEnd)
+			}
+		}
+	}
+	// Check, the lazy readers' check of a whole record, gives what
+	// Index gives.
+	if err := r.Check(); (err == nil) != (full == nil) || err != nil && err.Error() != full.Error() {
+		t.Fatalf("Check: %v; Index: %v", err, full)
 	}
 	if (first == nil) != (full == nil) || first != nil && first.Error() != full.Error() {
 		t.Fatalf("lazy scan: %v; full check: %v", first, full)

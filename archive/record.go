@@ -127,51 +127,76 @@ func (r *Record) Index() error {
 		r.vsets = make([]VSet, n)
 	}
 	r.vsets = r.vsets[:n]
-	var pos SetPos
-	if _, err := r.scan(&pos, r.numpmid, r.vsets); err != nil && err != io.EOF {
-		r.vsets = r.vsets[:0]
-		return err
-	}
-	// The blocks, each checked by the scan: where they lie together.
-	first, total := int64(len(r.raw)), int64(0)
-	for i := range r.vsets {
-		vs := &r.vsets[i]
-		if vs.ValFmt == pmapi.ValFmtInsitu || vs.NumVal <= 0 {
-			continue
-		}
-		for j := 0; j < int(vs.NumVal); j++ {
-			bp := r.blockPos(vs, j)
-			first = min(first, bp)
-			total += blockSize(r.raw, bp)
-		}
-	}
-	if err := r.checkFill(pos, first, total); err != nil {
+	if err := r.walk(r.vsets); err != nil {
 		r.vsets = r.vsets[:0]
 		return err
 	}
 	return nil
 }
 
-// blockSize is the size of the value block at bp in raw (its length
-// rounded up to whole 32-bit words, as the writer pads it).
-func blockSize(raw []byte, bp int64) int64 {
-	return int64(binary.BigEndian.Uint32(raw[bp:])&0xffffff+3) &^ 3
+// Check makes the checks Index makes, without the index: every value
+// set (as NextSet checks it), its value blocks (as CheckVSet does), and
+// where the blocks lie together (libpcp refuses a result whose blocks do
+// not fill the record after the value sets exactly). It reads the value
+// sets' headers, block pointers and the blocks' length words, not the
+// values, and gives the error Index gives. A lazy reader that must
+// refuse what libpcp refuses calls it once per record it reads.
+func (r *Record) Check() error { return r.walk(nil) }
+
+// walk checks every value set of r in order, each followed by its value
+// blocks, then where the blocks lie together (checkFill); with index, it
+// stores value set k in index[k].
+func (r *Record) walk(index []VSet) error {
+	raw := r.raw
+	end := len(raw) - 4 // the trailer
+	p := r.hdr()
+	first, total := int64(end), int64(0)
+	for k := int32(0); k < r.numpmid; k++ {
+		if p+8 > end {
+			return r.setPastEnd(k)
+		}
+		x := binary.BigEndian.Uint64(raw[p:])
+		vs := VSet{PMID: pmapi.PMID(x >> 32), NumVal: int32(uint32(x))}
+		if vs.NumVal > 0 {
+			if p+12 > end || int64(vs.NumVal)*8 > int64(end-p-12) {
+				return r.numvalPastEnd(vs)
+			}
+			vs.ValFmt = int32(binary.BigEndian.Uint32(raw[p+8:]))
+			if uint32(vs.ValFmt) > pmapi.ValFmtSptr {
+				return r.badValFmt(vs)
+			}
+			vs.off = int32(p + 12)
+			if vs.ValFmt != pmapi.ValFmtInsitu {
+				for q := p + 12; q < p+12+8*int(vs.NumVal); q += 8 {
+					bp, err := r.checkBlock(vs.PMID, binary.BigEndian.Uint32(raw[q+4:]))
+					if err != nil {
+						return err
+					}
+					first = min(first, bp)
+					total += int64(binary.BigEndian.Uint32(raw[bp:])&0xffffff+3) &^ 3
+				}
+			}
+			p += 12 + 8*int(vs.NumVal)
+		} else {
+			p += 8
+		}
+		if index != nil {
+			index[k] = vs
+		}
+	}
+	return r.checkFill(int64(p), first, total)
 }
 
 // checkFill checks what libpcp's decoding of a result checks of the
 // record as a whole (its __pmDecodeValueSet, after each value set):
-// the value blocks begin right where the value sets end (end, the
-// position after the last of them) and fill the rest of the record up
-// to the trailer exactly, each rounded up to whole 32-bit words
-// (total); a record without blocks ends with its value sets. first is
-// the lowest block's position. The blocks may overlap, and need not be
-// in order: libpcp checks neither (found with the real pmdumplog on
-// records changed so, docs/pcp-notes-corrections.md).
-func (r *Record) checkFill(end SetPos, first, total int64) error {
-	vsEnd, recEnd := int64(end.p), int64(len(r.raw)-4)
-	if vsEnd == 0 {
-		vsEnd = int64(r.hdr())
-	}
+// the value blocks begin right where the value sets end (vsEnd) and
+// fill the rest of the record up to the trailer exactly, each rounded
+// up to whole 32-bit words (total); a record without blocks ends with
+// its value sets. first is the lowest block's position. The blocks may
+// overlap, and need not be in order: libpcp checks neither (found with
+// the real pmdumplog on records changed so: TestValueBlocksFill).
+func (r *Record) checkFill(vsEnd, first, total int64) error {
+	recEnd := int64(len(r.raw) - 4)
 	if total == 0 {
 		first = recEnd
 	}
@@ -184,40 +209,6 @@ func (r *Record) checkFill(end SetPos, first, total int64) error {
 	return nil
 }
 
-// CheckBlocks makes the checks Index makes beyond NextSet's, for a
-// record whose value sets NextSet (or NextSetIn) has read to the end
-// (end is the position it gave with io.EOF): every value set's value
-// blocks (CheckVSet's checks, in order), then where they lie together
-// (libpcp refuses a result whose blocks do not fill the record after
-// the value sets exactly). It reads the value sets' headers and block
-// pointers and the blocks' length words, not their values. It gives the
-// error Index gives.
-func (r *Record) CheckBlocks(end SetPos) error {
-	raw := r.raw
-	p, stop := r.hdr(), int(end.p)
-	first, total := int64(len(raw)), int64(0)
-	for p < stop {
-		numval := int32(binary.BigEndian.Uint32(raw[p+4:]))
-		if numval <= 0 {
-			p += 8
-			continue
-		}
-		if binary.BigEndian.Uint32(raw[p+8:]) != pmapi.ValFmtInsitu {
-			pmid := pmapi.PMID(binary.BigEndian.Uint32(raw[p:]))
-			for q := p + 12; q < p+12+8*int(numval); q += 8 {
-				bp, err := r.checkBlock(pmid, binary.BigEndian.Uint32(raw[q+4:]))
-				if err != nil {
-					return err
-				}
-				first = min(first, bp)
-				total += blockSize(raw, bp)
-			}
-		}
-		p += 12 + 8*int(numval)
-	}
-	return r.checkFill(end, first, total)
-}
-
 // NextSet reads the value set at *pos and moves *pos past it. It returns
 // io.EOF after the last value set, and a *FormatError wrapping
 // pmapi.ErrLogRec for a value set that does not fit in the record or has
@@ -225,16 +216,14 @@ func (r *Record) CheckBlocks(end SetPos) error {
 // not checked (CheckVSet does), nor where the blocks of all the value sets
 // lie together (libpcp refuses a result whose blocks do not fill the
 // record after the value sets exactly): that needs every value set, and
-// Index and CheckBlocks check it.
+// Index and Check check it.
 func (r *Record) NextSet(pos *SetPos) (VSet, error) {
-	return r.scan(pos, pos.k+1, nil)
+	return r.scan(pos, pos.k+1)
 }
 
 // scan reads the value sets from *pos on, as NextSet does, until *pos is
-// at stop or the end; it returns the last one read (io.EOF if none). With
-// index, it checks their value blocks too (as CheckVSet does), and stores
-// value set k in index[k].
-func (r *Record) scan(pos *SetPos, stop int32, index []VSet) (VSet, error) {
+// at stop or the end; it returns the last one read (io.EOF if none).
+func (r *Record) scan(pos *SetPos, stop int32) (VSet, error) {
 	k := pos.k
 	if k >= r.numpmid {
 		return VSet{}, io.EOF
@@ -250,37 +239,42 @@ func (r *Record) scan(pos *SetPos, stop int32, index []VSet) (VSet, error) {
 	for ; k < stop; k++ {
 		if p+8 > end {
 			pos.k, pos.p = k, int32(p)
-			return VSet{}, r.fault("value set %d runs past the end of the record", k)
+			return VSet{}, r.setPastEnd(k)
 		}
 		x := binary.BigEndian.Uint64(raw[p:])
 		vs = VSet{PMID: pmapi.PMID(x >> 32), NumVal: int32(uint32(x))}
 		if vs.NumVal > 0 {
 			if p+12 > end || int64(vs.NumVal)*8 > int64(end-p-12) {
 				pos.k, pos.p = k, int32(p)
-				return VSet{}, r.fault("numval %d for PMID %s does not fit in the record", vs.NumVal, vs.PMID)
+				return VSet{}, r.numvalPastEnd(vs)
 			}
 			vs.ValFmt = int32(binary.BigEndian.Uint32(raw[p+8:]))
 			// ValFmtInsitu, ValFmtDptr or ValFmtSptr (0, 1, 2)
 			if uint32(vs.ValFmt) > pmapi.ValFmtSptr {
 				pos.k, pos.p = k, int32(p)
-				return VSet{}, r.fault("bad valfmt %d for PMID %s", vs.ValFmt, vs.PMID)
+				return VSet{}, r.badValFmt(vs)
 			}
 			vs.off = int32(p + 12)
 			p += 12 + 8*int(vs.NumVal)
 		} else {
 			p += 8
 		}
-		if index != nil {
-			if vs.ValFmt != pmapi.ValFmtInsitu {
-				if err := r.CheckVSet(&vs); err != nil {
-					return VSet{}, err
-				}
-			}
-			index[k] = vs
-		}
 	}
 	pos.k, pos.p = k, int32(p)
 	return vs, nil
+}
+
+// The errors of a value set's header, the same from scan and walk.
+func (r *Record) setPastEnd(k int32) error {
+	return r.fault("value set %d runs past the end of the record", k)
+}
+
+func (r *Record) numvalPastEnd(vs VSet) error {
+	return r.fault("numval %d for PMID %s does not fit in the record", vs.NumVal, vs.PMID)
+}
+
+func (r *Record) badValFmt(vs VSet) error {
+	return r.fault("bad valfmt %d for PMID %s", vs.ValFmt, vs.PMID)
 }
 
 // Layout speeds up scans of records of one shape (an archive's records
