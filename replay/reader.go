@@ -224,7 +224,7 @@ func (r *reader) Reread(h interp.Handle, rec *interp.Record) bool {
 	}
 	a := r.set.Archive(h.Archive)
 	raw, ok := a.Frame(h.Vol, h.Off, h.Len)
-	if !ok || !rec.Decode(raw, a.Version()) {
+	if !ok || !rec.Redecode(raw, a.Version()) {
 		return false
 	}
 	rec.Handle = h
