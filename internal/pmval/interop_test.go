@@ -501,16 +501,6 @@ func TestInteropCounterWrap(t *testing.T) {
 	}
 }
 
-// damagedMetrics are the metrics TestInteropDamaged asks for on the
-// damaged copies of each of testenv.DamageSources (by its base name).
-var damagedMetrics = map[string][]string{
-	"pmcd-v2": {"disk.dev.read", "kernel.all.load"}, "pmcd-v3": {"disk.dev.read", "kernel.all.load"},
-	"sample-v3": {"sample.seconds", "sample.colour"}, "chartqa1": {"sample.seconds", "sample.bin"},
-	"wrap": {"sample.wrap.long"}, "sample-secs": {"sample.seconds"}, "changeinst": {"sample.bin", "sample.seconds"},
-	"dyninsts": {"mem.util.free", "disk.dev.read"}, "instant-1": {"sample.seconds"}, "late": {"sampledso.milliseconds"},
-	"bug-1044": {"kernel.all.nprocs"}, "sample-proc_v3": {"sample.proc.time"}, "derive": {"sample.bin"},
-}
-
 // damagedDiffer are damaged copies on which pcpkit's pmval is known to
 // differ from the real one, and why.
 var damagedDiffer = map[string]string{
@@ -531,11 +521,7 @@ func TestInteropDamaged(t *testing.T) {
 	testenv.RealTool(t, "pmval")
 	dir, names := testenv.DamagedCopies(t, testenv.DamageSources)
 	for _, name := range names {
-		src := name[:strings.LastIndexByte(name, '-')]
-		metrics, ok := damagedMetrics[src]
-		if !ok {
-			t.Fatalf("no metrics for the copies of %s", src)
-		}
+		metrics := testenv.DamagedMetrics(t, name)
 		if why, ok := damagedDiffer[name]; ok {
 			t.Logf("%s: not compared: %s", name, why)
 			continue
