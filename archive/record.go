@@ -149,8 +149,9 @@ func (r *Record) Check() error { return r.walk(nil) }
 func (r *Record) walk(index []VSet) error {
 	raw := r.raw
 	end := len(raw) - 4 // the trailer
-	p := r.hdr()
-	first, total := int64(end), int64(0)
+	hdr := r.hdr()
+	p := hdr
+	first, total := end, 0
 	for k := int32(0); k < r.numpmid; k++ {
 		if p+8 > end {
 			return r.setPastEnd(k)
@@ -166,17 +167,13 @@ func (r *Record) walk(index []VSet) error {
 				return r.badValFmt(vs)
 			}
 			vs.off = int32(p + 12)
+			q := p + 12 + 8*int(vs.NumVal)
 			if vs.ValFmt != pmapi.ValFmtInsitu {
-				for q := p + 12; q < p+12+8*int(vs.NumVal); q += 8 {
-					bp, err := r.checkBlock(vs.PMID, binary.BigEndian.Uint32(raw[q+4:]))
-					if err != nil {
-						return err
-					}
-					first = min(first, bp)
-					total += int64(binary.BigEndian.Uint32(raw[bp:])&0xffffff+3) &^ 3
+				if i := sumBlocks(raw, raw[p+12:q], hdr, end, &first, &total); i >= 0 {
+					return r.blockErr(vs.PMID, raw[p+12+i:])
 				}
 			}
-			p += 12 + 8*int(vs.NumVal)
+			p = q
 		} else {
 			p += 8
 		}
@@ -184,7 +181,38 @@ func (r *Record) walk(index []VSet) error {
 			index[k] = vs
 		}
 	}
-	return r.checkFill(int64(p), first, total)
+	return r.checkFill(int64(p), int64(first), int64(total))
+}
+
+// sumBlocks checks the value blocks the (instance, DPTR word) pairs
+// point to, as CheckVSet does, adding their sizes rounded up to whole
+// words to *total and keeping the lowest position in *first. It returns
+// the offset in pairs of the first pair whose block fails, else -1.
+func sumBlocks(raw, pairs []byte, hdr, end int, first, total *int) int {
+	n := len(pairs) &^ 7
+	if n > 0 && end-4 < hdr {
+		return 0 // no room for a block
+	}
+	f, t := *first, *total
+	// Loads without bounds checks: each pair lies in pairs, and each
+	// block's length word in raw, as checked just before.
+	base := unsafe.Pointer(unsafe.SliceData(raw))
+	pp := unsafe.Pointer(unsafe.SliceData(pairs))
+	for i := 0; i < n; i += 8 {
+		// dptrPos; then bp < hdr || bp+4 > end
+		bp := int(binary.BigEndian.Uint32((*[4]byte)(unsafe.Add(pp, i+4))[:]))*4 - 8
+		if uint(bp-hdr) > uint(end-4-hdr) {
+			return i
+		}
+		bl := int(binary.BigEndian.Uint32((*[4]byte)(unsafe.Add(base, bp))[:]) & 0xffffff)
+		if bl < 4 || bp+bl > end {
+			return i
+		}
+		f = min(f, bp)
+		t += (bl + 3) &^ 3
+	}
+	*first, *total = f, t
+	return -1
 }
 
 // checkFill checks what libpcp's decoding of a result checks of the
@@ -363,27 +391,23 @@ func (r *Record) CheckVSet(vs *VSet) error {
 		return nil
 	}
 	pairs := r.raw[vs.off : int(vs.off)+8*int(vs.NumVal)]
-	for i := 0; i+8 <= len(pairs); i += 8 {
-		if _, err := r.checkBlock(vs.PMID, binary.BigEndian.Uint32(pairs[i+4:i+8])); err != nil {
-			return err
-		}
+	var first, total int
+	if i := sumBlocks(r.raw, pairs, r.hdr(), len(r.raw)-4, &first, &total); i >= 0 {
+		return r.blockErr(vs.PMID, pairs[i:])
 	}
 	return nil
 }
 
-// checkBlock checks the value block of metric pmid that the DPTR word w
-// points to, as CheckVSet does, and returns its position.
-func (r *Record) checkBlock(pmid pmapi.PMID, w uint32) (int64, error) {
-	hdr, end := int64(r.hdr()), int64(len(r.raw)-4)
-	bp := dptrPos(w)
-	if bp < hdr || bp+4 > end {
-		return 0, r.fault("value block offset %d for PMID %s lies outside the record", w, pmid)
+// blockErr is the error of the value block of metric pmid that the pair
+// at the start of pair points to, which sumBlocks refused.
+func (r *Record) blockErr(pmid pmapi.PMID, pair []byte) error {
+	w := binary.BigEndian.Uint32(pair[4:])
+	bp, end := dptrPos(w), int64(len(r.raw)-4)
+	if bp < int64(r.hdr()) || bp+4 > end {
+		return r.fault("value block offset %d for PMID %s lies outside the record", w, pmid)
 	}
-	bl := int64(binary.BigEndian.Uint32(r.raw[bp:bp+4]) & 0xffffff)
-	if bl < 4 || bp+bl > end {
-		return 0, r.fault("value block length %d for PMID %s runs past the record", bl, pmid)
-	}
-	return bp, nil
+	bl := int64(binary.BigEndian.Uint32(r.raw[bp:]) & 0xffffff)
+	return r.fault("value block length %d for PMID %s runs past the record", bl, pmid)
 }
 
 func (r *Record) fault(format string, args ...any) error {
