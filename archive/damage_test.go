@@ -223,3 +223,84 @@ func TestVSetAccessors(t *testing.T) {
 		}
 	}
 }
+
+// TestValueBlocksFill changes the value blocks of records of the
+// repository's archives and checks what the real pmdumplog (PCP 6.0.3)
+// said of each copy: libpcp refuses a record whose value blocks do not
+// begin right after the value sets or do not fill the rest of the record
+// exactly, but not blocks that overlap or are out of order. Index (a
+// Cursor's reads) and the lazy readers' Check must agree.
+func TestValueBlocksFill(t *testing.T) {
+	type word struct {
+		at, v int
+		vlen  bool // v is the length of the block at at (its type kept)
+	}
+	lenWord := func(at, vlen int) word { return word{at: at, v: vlen, vlen: true} }
+	for _, c := range []struct {
+		name, archive string
+		off           int // the record's offset in the volume
+		set           []word
+		damaged       bool
+	}{
+		// pmcd-v2's record at 852: value sets end at 300, blocks
+		// at 300 (20 bytes), 320 (12), 332, 340, 348 (8 each),
+		// 356 ... 452 (12 each), the first pairs' block words at 32,
+		// 52 (to 320), 72, 80, 88, 108 (to 356)
+		{name: "block a word shorter", archive: "pmcd-v2", off: 852, set: []word{lenWord(300, 16)}, damaged: true},
+		{name: "first block word to the second", archive: "pmcd-v2", off: 852, set: []word{{at: 32, v: (320 + 8) / 4}}, damaged: true},
+		{
+			// the sizes still add up: the gap after the value sets alone
+			name: "gap before the blocks", archive: "pmcd-v2", off: 852,
+			set: []word{{at: 32, v: (320 + 8) / 4}, lenWord(320, 20), lenWord(356, 4)}, damaged: true,
+		},
+		{name: "blocks swapped", archive: "pmcd-v2", off: 852, set: []word{{at: 52, v: (356 + 8) / 4}, {at: 108, v: (320 + 8) / 4}}},
+		{name: "overlapping blocks", archive: "pmcd-v2", off: 852, set: []word{lenWord(300, 28), lenWord(356, 4)}},
+		{name: "short block, same padded size", archive: "pmcd-v2", off: 852, set: []word{lenWord(320, 9)}},
+		// pmcd-v2's record at 304: one value set of one insitu value
+		{name: "no blocks, value sets short of the trailer", archive: "pmcd-v2", off: 304, set: []word{{at: 20, v: 0}}, damaged: true},
+		{name: "error code, value sets short of the trailer", archive: "pmcd-v2", off: 304, set: []word{{at: 20, v: -16}}, damaged: true},
+		// pmcd-v3's record at 1544: value sets end at 304, blocks at
+		// 304 (20 bytes), 324 (12), ...; the first pair's block word
+		// at 36
+		{name: "v3 block a word shorter", archive: "pmcd-v3", off: 1544, set: []word{lenWord(304, 16)}, damaged: true},
+		{name: "v3 first block word to the second", archive: "pmcd-v3", off: 1544, set: []word{{at: 36, v: (324 + 8) / 4}}, damaged: true},
+		{name: "v3 no blocks, value sets short of the trailer", archive: "pmcd-v3", off: 984, set: []word{{at: 24, v: 0}}, damaged: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			vol, err := os.ReadFile(filepath.Join("..", "testdata", "archives", c.archive+".0"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := int(binary.BigEndian.Uint32(vol[c.off:]))
+			raw := append([]byte(nil), vol[c.off:c.off+n]...)
+			version := 2
+			if c.archive == "pmcd-v3" {
+				version = 3
+			}
+			if _, err := DecodeRecord(raw, version); err != nil {
+				t.Fatalf("the record before the change: %v", err)
+			}
+			for _, w := range c.set {
+				v := uint32(int32(w.v))
+				if w.vlen {
+					v |= binary.BigEndian.Uint32(raw[w.at:]) & 0xff000000
+				}
+				binary.BigEndian.PutUint32(raw[w.at:], v)
+			}
+			_, full := DecodeRecord(raw, version)
+			var r Record
+			lazy := r.View(raw, version)
+			if lazy == nil {
+				lazy = r.Check()
+			}
+			if (full != nil) != c.damaged || (lazy != nil) != c.damaged {
+				t.Fatalf("Index: %v, Check: %v; the real pmdumplog finds it damaged: %v", full, lazy, c.damaged)
+			}
+			for _, err := range []error{full, lazy} {
+				if err != nil && !errors.Is(err, pmapi.ErrLogRec) {
+					t.Fatalf("%v does not wrap PM_ERR_LOGREC", err)
+				}
+			}
+		})
+	}
+}

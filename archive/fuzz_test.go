@@ -580,6 +580,7 @@ func lazyScan(t *testing.T, raw []byte, version int, cuts uint64, idx *Record, f
 	var sets []VSet
 	var pos SetPos
 	scanErr := view() // the header's or a value set's error
+	viewed := scanErr == nil
 	for scanErr == nil {
 		vs, err := r.NextSet(&pos)
 		if err == io.EOF {
@@ -616,14 +617,34 @@ func lazyScan(t *testing.T, raw []byte, version int, cuts uint64, idx *Record, f
 		}
 		readVSet(t, &r, &sets[k])
 	}
-	if first == nil && len(sets) > 0 {
-		// The record-level check, which needs every value set: Index
-		// makes it, the lazy readers leave it to their callers.
-		r.blockBytes = 0
+	if first == nil && scanErr == nil {
+		// The record-level rule, which needs every value set: the
+		// blocks begin where the value sets end and fill the record
+		// up to the trailer, each rounded up to whole words (a record
+		// without blocks ends with its value sets), as libpcp
+		// requires. The error is Check's.
+		lo, sum := int64(len(raw)-4), int64(0)
 		for k := range sets {
-			r.checkBlocks(&sets[k], true)
+			vs := &sets[k]
+			for j := 0; vs.ValFmt != pmapi.ValFmtInsitu && j < int(vs.NumVal); j++ {
+				lo = min(lo, r.blockPos(vs, j))
+				sum += int64(r.VSetBlockLen(vs, j)+4+3) &^ 3
+			}
 		}
-		first = r.checkBlockTotal(int64(pos.p))
+		vsEnd := int64(pos.p)
+		if vsEnd == 0 {
+			vsEnd = int64(r.hdr())
+		}
+		if lo != vsEnd || vsEnd+sum != int64(len(raw)-4) {
+			if first = r.Check(); first == nil {
+				t.Fatalf("Check passes a record whose blocks (first at %d, %d bytes) do not fill it after the value sets (end at %d)", lo, sum, vsEnd)
+			}
+		}
+	}
+	// Check, the lazy readers' check of a whole record View made, gives
+	// what Index gives.
+	if err := r.Check(); viewed && ((err == nil) != (full == nil) || err != nil && err.Error() != full.Error()) {
+		t.Fatalf("Check: %v; Index: %v", err, full)
 	}
 	if (first == nil) != (full == nil) || first != nil && first.Error() != full.Error() {
 		t.Fatalf("lazy scan: %v; full check: %v", first, full)

@@ -37,6 +37,7 @@ type Record struct {
 	// blockBytes is the size of the value blocks, each rounded up to
 	// whole 32-bit words, and oddBlocks whether the length of any is not
 	// a multiple of 4 (it is then followed by pad bytes): once indexed
+	// or checked
 	blockBytes int64
 	oddBlocks  bool
 }
@@ -133,32 +134,126 @@ func (r *Record) Index() error {
 		r.vsets = make([]VSet, n)
 	}
 	r.vsets = r.vsets[:n]
-	var pos SetPos
-	r.blockBytes, r.oddBlocks = 0, false
-	if _, err := r.scan(&pos, r.numpmid, r.vsets); err != nil && err != io.EOF {
-		r.vsets = r.vsets[:0]
-		return err
-	}
-	if err := r.checkBlockTotal(int64(pos.p)); err != nil {
+	if err := r.walk(r.vsets); err != nil {
 		r.vsets = r.vsets[:0]
 		return err
 	}
 	return nil
 }
 
-// checkBlockTotal checks that the value blocks, each rounded up to whole
-// 32-bit words (r.blockBytes, which the scan of Index added up), add up
-// to no more than the bytes between the end of the value sets (vsEnd)
-// and the trailer, as libpcp's decoding of a result checks (a block
-// whose length was damaged can lie inside the record and still be
-// refused by it).
-func (r *Record) checkBlockTotal(vsEnd int64) error {
-	if vsEnd == 0 {
-		return nil
+// Check makes the checks Index makes, without the index: every value
+// set (as NextSet checks it), its value blocks (as CheckVSet does), and
+// where the blocks lie together (libpcp refuses a result whose blocks do
+// not fill the record after the value sets exactly). It reads the value
+// sets' headers, block pointers and the blocks' length words, not the
+// values, and gives the error Index gives. A lazy reader that must
+// refuse what libpcp refuses calls it once per record it reads.
+func (r *Record) Check() error { return r.walk(nil) }
+
+// walk checks every value set of r in order, each followed by its value
+// blocks, then where the blocks lie together (checkFill); with index, it
+// stores value set k in index[k]. It notes the blocks' size and whether
+// any has pad bytes (blockBytes, oddBlocks: the writer's copy). Every lazy read of the interpolation
+// comes here: the loads skip the bounds checks, each word being known
+// to lie in the record first.
+func (r *Record) walk(index []VSet) error {
+	raw := r.raw
+	end := len(raw) - 4 // the trailer
+	hdr := r.hdr()
+	base := unsafe.Pointer(unsafe.SliceData(raw))
+	word := func(at int) uint32 { return binary.BigEndian.Uint32((*[4]byte)(unsafe.Add(base, at))[:]) }
+	p := hdr
+	first, total, odd := end, 0, 0
+	for k := int32(0); k < r.numpmid; k++ {
+		if p+8 > end {
+			return r.setPastEnd(k)
+		}
+		vs := VSet{PMID: pmapi.PMID(word(p)), NumVal: int32(word(p + 4))}
+		if vs.NumVal > 0 {
+			if p+12 > end || int64(vs.NumVal)*8 > int64(end-p-12) {
+				return r.numvalPastEnd(vs)
+			}
+			vs.ValFmt = int32(word(p + 8))
+			if uint32(vs.ValFmt) > pmapi.ValFmtSptr {
+				return r.badValFmt(vs)
+			}
+			vs.off = int32(p + 12)
+			q := p + 12 + 8*int(vs.NumVal)
+			for i := p + 12; vs.ValFmt != pmapi.ValFmtInsitu && i < q; i += 8 {
+				// as sumBlocks (end-4-hdr >= 16 here)
+				bp := int(word(i+4))*4 - 8
+				if uint(bp-hdr) > uint(end-4-hdr) {
+					return r.blockErr(vs.PMID, raw[i:])
+				}
+				bl := int(word(bp) & 0xffffff)
+				if bl < 4 || bp+bl > end {
+					return r.blockErr(vs.PMID, raw[i:])
+				}
+				first = min(first, bp)
+				total += (bl + 3) &^ 3
+				odd |= bl
+			}
+			p = q
+		} else {
+			p += 8
+		}
+		if index != nil {
+			index[k] = vs
+		}
 	}
-	total := r.blockBytes
-	if end := int64(len(r.raw) - 4); vsEnd+total > end {
-		return r.fault("value blocks of %d bytes do not fit in the %d bytes after the value sets", total, end-vsEnd)
+	r.blockBytes, r.oddBlocks = int64(total), odd&3 != 0
+	return r.checkFill(int64(p), int64(first), int64(total))
+}
+
+// sumBlocks checks the value blocks the (instance, DPTR word) pairs
+// point to, as CheckVSet does, adding their sizes rounded up to whole
+// words to *total and keeping the lowest position in *first. It returns
+// the offset in pairs of the first pair whose block fails, else -1.
+func sumBlocks(raw, pairs []byte, hdr, end int, first, total *int) int {
+	n := len(pairs) &^ 7
+	if n > 0 && end-4 < hdr {
+		return 0 // no room for a block
+	}
+	f, t := *first, *total
+	// Loads without bounds checks: each pair lies in pairs, and each
+	// block's length word in raw, as checked just before.
+	base := unsafe.Pointer(unsafe.SliceData(raw))
+	pp := unsafe.Pointer(unsafe.SliceData(pairs))
+	for i := 0; i < n; i += 8 {
+		// dptrPos; then bp < hdr || bp+4 > end
+		bp := int(binary.BigEndian.Uint32((*[4]byte)(unsafe.Add(pp, i+4))[:]))*4 - 8
+		if uint(bp-hdr) > uint(end-4-hdr) {
+			return i
+		}
+		bl := int(binary.BigEndian.Uint32((*[4]byte)(unsafe.Add(base, bp))[:]) & 0xffffff)
+		if bl < 4 || bp+bl > end {
+			return i
+		}
+		f = min(f, bp)
+		t += (bl + 3) &^ 3
+	}
+	*first, *total = f, t
+	return -1
+}
+
+// checkFill checks what libpcp's decoding of a result checks of the
+// record as a whole (its __pmDecodeValueSet, after each value set):
+// the value blocks begin right where the value sets end (vsEnd) and
+// fill the rest of the record up to the trailer exactly, each rounded
+// up to whole 32-bit words (total); a record without blocks ends with
+// its value sets. first is the lowest block's position. The blocks may
+// overlap, and need not be in order: libpcp checks neither (found with
+// the real pmdumplog on records changed so: TestValueBlocksFill).
+func (r *Record) checkFill(vsEnd, first, total int64) error {
+	recEnd := int64(len(r.raw) - 4)
+	if total == 0 {
+		first = recEnd
+	}
+	if first != vsEnd {
+		return r.fault("the value sets end at byte %d, the value blocks begin at %d", vsEnd, first)
+	}
+	if vsEnd+total != recEnd {
+		return r.fault("value blocks of %d bytes in the %d bytes after the value sets", total, recEnd-vsEnd)
 	}
 	return nil
 }
@@ -167,19 +262,17 @@ func (r *Record) checkBlockTotal(vsEnd int64) error {
 // io.EOF after the last value set, and a *FormatError wrapping
 // pmapi.ErrLogRec for a value set that does not fit in the record or has
 // an unknown value format (leaving *pos on it). The value set's blocks are
-// not checked (CheckVSet does), nor that the blocks of all the value sets
-// fit together after them (libpcp refuses a result whose blocks add up to
-// more than the record holds): that needs every value set, and Index
-// checks it.
+// not checked (CheckVSet does), nor where the blocks of all the value sets
+// lie together (libpcp refuses a result whose blocks do not fill the
+// record after the value sets exactly): that needs every value set, and
+// Index and Check check it.
 func (r *Record) NextSet(pos *SetPos) (VSet, error) {
-	return r.scan(pos, pos.k+1, nil)
+	return r.scan(pos, pos.k+1)
 }
 
 // scan reads the value sets from *pos on, as NextSet does, until *pos is
-// at stop or the end; it returns the last one read (io.EOF if none). With
-// index, it checks their value blocks too (as CheckVSet does), and stores
-// value set k in index[k].
-func (r *Record) scan(pos *SetPos, stop int32, index []VSet) (VSet, error) {
+// at stop or the end; it returns the last one read (io.EOF if none).
+func (r *Record) scan(pos *SetPos, stop int32) (VSet, error) {
 	k := pos.k
 	if k >= r.numpmid {
 		return VSet{}, io.EOF
@@ -195,37 +288,42 @@ func (r *Record) scan(pos *SetPos, stop int32, index []VSet) (VSet, error) {
 	for ; k < stop; k++ {
 		if p+8 > end {
 			pos.k, pos.p = k, int32(p)
-			return VSet{}, r.fault("value set %d runs past the end of the record", k)
+			return VSet{}, r.setPastEnd(k)
 		}
 		x := binary.BigEndian.Uint64(raw[p:])
 		vs = VSet{PMID: pmapi.PMID(x >> 32), NumVal: int32(uint32(x))}
 		if vs.NumVal > 0 {
 			if p+12 > end || int64(vs.NumVal)*8 > int64(end-p-12) {
 				pos.k, pos.p = k, int32(p)
-				return VSet{}, r.fault("numval %d for PMID %s does not fit in the record", vs.NumVal, vs.PMID)
+				return VSet{}, r.numvalPastEnd(vs)
 			}
 			vs.ValFmt = int32(binary.BigEndian.Uint32(raw[p+8:]))
 			// ValFmtInsitu, ValFmtDptr or ValFmtSptr (0, 1, 2)
 			if uint32(vs.ValFmt) > pmapi.ValFmtSptr {
 				pos.k, pos.p = k, int32(p)
-				return VSet{}, r.fault("bad valfmt %d for PMID %s", vs.ValFmt, vs.PMID)
+				return VSet{}, r.badValFmt(vs)
 			}
 			vs.off = int32(p + 12)
 			p += 12 + 8*int(vs.NumVal)
 		} else {
 			p += 8
 		}
-		if index != nil {
-			if vs.ValFmt != pmapi.ValFmtInsitu {
-				if err := r.checkBlocks(&vs, true); err != nil {
-					return VSet{}, err
-				}
-			}
-			index[k] = vs
-		}
 	}
 	pos.k, pos.p = k, int32(p)
 	return vs, nil
+}
+
+// The errors of a value set's header, the same from scan and walk.
+func (r *Record) setPastEnd(k int32) error {
+	return r.fault("value set %d runs past the end of the record", k)
+}
+
+func (r *Record) numvalPastEnd(vs VSet) error {
+	return r.fault("numval %d for PMID %s does not fit in the record", vs.NumVal, vs.PMID)
+}
+
+func (r *Record) badValFmt(vs VSet) error {
+	return r.fault("bad valfmt %d for PMID %s", vs.ValFmt, vs.PMID)
 }
 
 // Layout speeds up scans of records of one shape (an archive's records
@@ -309,37 +407,28 @@ func (r *Record) NextSetIn(pos *SetPos, lay *Layout) (VSet, error) {
 // lie inside the record, after the header and before the trailer, and be
 // at least its own header long. A block that does not gives a
 // *FormatError wrapping pmapi.ErrLogRec.
-func (r *Record) CheckVSet(vs *VSet) error { return r.checkBlocks(vs, false) }
-
-// checkBlocks is CheckVSet; with sum, it adds the blocks' sizes to
-// r.blockBytes and notes in r.oddBlocks a block with pad bytes (Index's
-// single pass over the blocks).
-func (r *Record) checkBlocks(vs *VSet, sum bool) error {
+func (r *Record) CheckVSet(vs *VSet) error {
 	if vs.ValFmt == pmapi.ValFmtInsitu || vs.NumVal <= 0 {
 		return nil
 	}
-	raw := r.raw
-	hdr, end := int64(r.hdr()), int64(len(raw)-4)
-	pairs := raw[vs.off : int(vs.off)+8*int(vs.NumVal)]
-	var total, odd int64
-	for i := 0; i+8 <= len(pairs); i += 8 {
-		w := binary.BigEndian.Uint32(pairs[i+4 : i+8])
-		bp := dptrPos(w)
-		if bp < hdr || bp+4 > end {
-			return r.fault("value block offset %d for PMID %s lies outside the record", w, vs.PMID)
-		}
-		bl := int64(binary.BigEndian.Uint32(raw[bp:bp+4]) & 0xffffff)
-		if bl < 4 || bp+bl > end {
-			return r.fault("value block length %d for PMID %s runs past the record", bl, vs.PMID)
-		}
-		total += (bl + 3) &^ 3
-		odd |= bl
-	}
-	if sum {
-		r.blockBytes += total
-		r.oddBlocks = r.oddBlocks || odd&3 != 0
+	pairs := r.raw[vs.off : int(vs.off)+8*int(vs.NumVal)]
+	var first, total int
+	if i := sumBlocks(r.raw, pairs, r.hdr(), len(r.raw)-4, &first, &total); i >= 0 {
+		return r.blockErr(vs.PMID, pairs[i:])
 	}
 	return nil
+}
+
+// blockErr is the error of the value block of metric pmid that the pair
+// at the start of pair points to, which sumBlocks refused.
+func (r *Record) blockErr(pmid pmapi.PMID, pair []byte) error {
+	w := binary.BigEndian.Uint32(pair[4:])
+	bp, end := dptrPos(w), int64(len(r.raw)-4)
+	if bp < int64(r.hdr()) || bp+4 > end {
+		return r.fault("value block offset %d for PMID %s lies outside the record", w, pmid)
+	}
+	bl := int64(binary.BigEndian.Uint32(r.raw[bp:]) & 0xffffff)
+	return r.fault("value block length %d for PMID %s runs past the record", bl, pmid)
 }
 
 func (r *Record) fault(format string, args ...any) error {

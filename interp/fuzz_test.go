@@ -14,11 +14,12 @@ import (
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
-// FuzzScan: interp's scan of a record (Record.Decode, scan in pieces for
-// the metrics wanted, blocksOK, value, and remember/recall) on arbitrary
-// bytes must find what package archive's full check finds (View, every
-// value set by NextSet, CheckVSet): the same verdicts, the value sets of
-// the wanted metrics in order, the same values.
+// FuzzScan: interp's scan of a record (Record.Decode, Redecode, scan in
+// pieces for the metrics wanted, blocksOK, value, and remember/recall)
+// on arbitrary bytes must find what package archive's full check finds
+// (View, Check, every value set by NextSet, CheckVSet): the same
+// verdicts, the value sets of the wanted metrics in order, the same
+// values.
 //
 //	go test -run '^$' -fuzz '^FuzzScan$' -fuzztime 5m ./interp/
 func FuzzScan(f *testing.F) {
@@ -84,8 +85,14 @@ func FuzzScan(f *testing.F) {
 		// interp's scan, stopping after a hit when cuts says so, then
 		// remembered and recalled into a record read again
 		r := &Record{Handle: Handle{OK: true, Off: 808, Len: int64(len(raw))}}
-		if r.Decode(raw, version) != headerOK {
-			t.Fatalf("Decode %v, View %v", !headerOK, headerOK)
+		whole := headerOK && ar.Check() == nil
+		if r.Decode(raw, version) != whole {
+			t.Fatalf("Decode %v, View %v and Check %v", !whole, headerOK, whole)
+		}
+		// The scan of a damaged record too (the header read alone, as
+		// for a record read again).
+		if r.Redecode(raw, version) != headerOK {
+			t.Fatalf("Redecode %v, View %v", !headerOK, headerOK)
 		}
 		if !headerOK {
 			return
@@ -115,7 +122,7 @@ func FuzzScan(f *testing.F) {
 			if cuts>>63 != 0 {
 				// read again, the scan so far replayed
 				r2 := &Record{Handle: r.Handle}
-				r2.Decode(raw, version)
+				r2.Redecode(raw, version)
 				r2.hits = append(r2.hits, r.hits...)
 				r2.pos, r2.gen = r.pos, r.gen
 				r = r2
@@ -126,7 +133,7 @@ func FuzzScan(f *testing.F) {
 		}
 		ip.remember(r)
 		r2 := &Record{Handle: r.Handle}
-		r2.Decode(raw, version)
+		r2.Redecode(raw, version)
 		if ip.recall(r2) != !r.IsMark() || !r2.walked || r2.sound != r.sound || len(r2.hits) != len(r.hits) {
 			t.Fatalf("recall: walked %v sound %v, %d hits; want %v, %d", r2.walked, r2.sound, len(r2.hits), r.sound, len(r.hits))
 		}

@@ -10,12 +10,13 @@ import (
 // Record is a data record as an Interp reads it: its time and a view of
 // its value sets (package archive's, which aliases the record's bytes).
 // A Source fills one with Decode (or Mark, or FromArchive) and hands it
-// out until its next read. Decode reads the header alone; the value sets
-// are scanned the first time they are needed, only as far as needed, and
-// only those of the metrics being interpolated are noted (hits), so that
-// a record the interpolation passes over costs little more than its
-// header, and one it looks into little more than a pass over its value
-// set headers.
+// out until its next read. Decode checks the record whole, as libpcp's
+// reads do (the value sets' headers and block pointers, not the values);
+// the value sets are scanned the first time they are needed, only as far
+// as needed, and only those of the metrics being interpolated are noted
+// (hits), so that a record the interpolation passes over costs little
+// more than that check, and one it looks into little more than a pass
+// over its value set headers.
 type Record struct {
 	Stamp  pmapi.Timestamp
 	Handle Handle // where to read the record again (Source.Reread)
@@ -53,12 +54,32 @@ func (r *Record) Mark(t pmapi.Timestamp) {
 
 // Decode makes r a view of raw, one whole data record (both length words
 // included) of an archive of the given format version, and reports
-// whether its header is sound (the caller has checked the length words).
-// The value sets are checked when they are first scanned: their counts
-// and formats, as archive.Cursor checks them when it reads a record,
-// and the value blocks of the metrics interpolated; a record that fails
-// then gives pmapi.ErrLogRec. The Handle is left as it is.
+// whether the record is sound (the caller has checked the length words):
+// its header, every value set and every value block, as archive.Cursor
+// checks a record it reads (libpcp decodes every record it reads, and
+// refuses one whose value sets or blocks are damaged, whichever metrics
+// are asked for). The check reads the value sets' headers and block
+// pointers, not the values. The Handle is left as it is.
 func (r *Record) Decode(raw []byte, version int) bool {
+	if !r.view(raw, version) {
+		return false
+	}
+	if r.rec.Check() != nil {
+		r.rec = archive.Record{}
+		return false
+	}
+	return true
+}
+
+// Redecode is Decode for a record Decode has found sound, read again
+// (the same bytes): it reads the header alone.
+func (r *Record) Redecode(raw []byte, version int) bool { return r.view(raw, version) }
+
+// view makes r a view of raw, as Decode does, and reports whether its
+// header is sound. The value sets are read when they are first scanned,
+// only as far as needed, and checked as they are: their counts and
+// formats, and the value blocks of the metrics interpolated.
+func (r *Record) view(raw []byte, version int) bool {
 	r.hits, r.gen, r.pos = r.hits[:0], 0, archive.SetPos{}
 	if r.rec.View(raw, version) != nil {
 		r.rec = archive.Record{}
@@ -125,8 +146,8 @@ func (r *Record) blocksOK(vs *archive.VSet) bool { return r.rec.CheckVSet(vs) ==
 // (and checked), with no Handle (the Source sets one if it can read the
 // record again).
 func (r *Record) FromArchive(ar *archive.Record) {
-	if ar.IsMark() || !r.Decode(ar.Raw(), ar.Version) {
-		// (A header archive checked is sound.)
+	if ar.IsMark() || !r.view(ar.Raw(), ar.Version) {
+		// (A record archive read is sound.)
 		r.Mark(ar.Stamp)
 		return
 	}

@@ -192,7 +192,8 @@ func (r *reader) Peek(forw bool) (pmapi.Timestamp, error) {
 // fastRead reads the record after (forw) or before the current archive's
 // cursor into r.rec without decoding it, and moves the cursor over it.
 // It reports false, having changed nothing, when the record is not
-// whole inside its volume or its header is unsound.
+// whole inside its volume or is damaged (interp.Record.Decode checks it
+// whole): the Cursor's read then reports the damage.
 func (r *reader) fastRead(forw bool) bool {
 	c := r.cursor(r.ai)
 	pvol, poff := c.Position()
@@ -224,7 +225,7 @@ func (r *reader) Reread(h interp.Handle, rec *interp.Record) bool {
 	}
 	a := r.set.Archive(h.Archive)
 	raw, ok := a.Frame(h.Vol, h.Off, h.Len)
-	if !ok || !rec.Decode(raw, a.Version()) {
+	if !ok || !rec.Redecode(raw, a.Version()) {
 		return false
 	}
 	rec.Handle = h

@@ -93,3 +93,25 @@ var DamageSources = []string{
 	"shared:chartqa1", "shared:wrap", "shared:sample-secs", "shared:changeinst", "shared:dyninsts",
 	"shared:instant-1", "shared:late", "shared:bug-1044", "shared:sample-proc_v3", "shared:derive",
 }
+
+// damageMetrics are metrics of each of DamageSources (by base name), to
+// ask for on its damaged copies.
+var damageMetrics = map[string][]string{
+	"pmcd-v2": {"disk.dev.read", "kernel.all.load"}, "pmcd-v3": {"disk.dev.read", "kernel.all.load"},
+	"sample-v3": {"sample.seconds", "sample.colour"}, "chartqa1": {"sample.seconds", "sample.bin"},
+	"wrap": {"sample.wrap.long"}, "sample-secs": {"sample.seconds"}, "changeinst": {"sample.bin", "sample.seconds"},
+	"dyninsts": {"mem.util.free", "disk.dev.read"}, "instant-1": {"sample.seconds"}, "late": {"sampledso.milliseconds"},
+	"bug-1044": {"kernel.all.nprocs"}, "sample-proc_v3": {"sample.proc.time"}, "derive": {"sample.bin"},
+}
+
+// DamagedMetrics returns one or two metrics of the archive a damaged
+// copy (a name DamagedCopies gave) was made of, to ask for on it.
+func DamagedMetrics(t testing.TB, copyName string) []string {
+	t.Helper()
+	src := copyName[:max(strings.LastIndexByte(copyName, '-'), 0)]
+	m, ok := damageMetrics[filepath.Base(src)]
+	if !ok {
+		t.Fatalf("no metrics for the damaged copies of %q", src)
+	}
+	return m
+}
