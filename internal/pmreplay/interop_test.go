@@ -373,8 +373,20 @@ func TestInteropDamaged(t *testing.T) {
 		m := testenv.DamagedMetrics(t, name)[0]
 		t.Run(name, func(t *testing.T) {
 			args := []string{"-a", filepath.Join(dir, name), "-o", "csv", "-t", "1", "-s", "8", m}
-			wout, _, wrc := testenv.RunCommand(t, dir, testenv.RealEnv(), "/usr/bin/python3", append([]string{pmrep}, args...)...)
-			out, _, rc := run(t, args...)
+			wout, werr, wrc := testenv.RunCommandOrSignal(t, dir, testenv.RealEnv(), "/usr/bin/python3", append([]string{pmrep}, args...)...)
+			out, errs, rc := run(t, args...)
+			if wrc < 0 {
+				// pmrep 6.0.3 sometimes dies of a signal after its
+				// error message, depending on the heap (CI saw it on
+				// late-flip05; here it exits 1): its buffered standard
+				// output is lost, so only the error and a failure
+				// exit are compared.
+				if rc == 0 || !strings.Contains(errs, strings.TrimPrefix(strings.TrimSpace(string(werr)), "pmrep: ")) {
+					t.Errorf("pmreplay %s: pmrep died of a signal after %q; pcpkit exit %d, stderr %q", strings.Join(args[2:], " "), werr, rc, errs)
+				}
+				t.Logf("pmrep died of a signal; compared the error and exit only")
+				return
+			}
 			if d := cmp.Diff(string(wout), out); d != "" || (wrc == 0) != (rc == 0) {
 				t.Errorf("pmreplay %s: differs from pmrep (exit %d, pmrep %d; -pmrep +pcpkit):\n%s", strings.Join(args[2:], " "), rc, wrc, d)
 			}
