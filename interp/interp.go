@@ -204,12 +204,11 @@ type Interp struct {
 	arena      []byte    // the value blocks of the current result (block)
 	arenaHint  int       // the size of the next arena
 	arenaUsed  int       // the bytes of blocks of the current result
-	// SetReuse's: the result Fetch returned last, its values and the
-	// first arena of its blocks, for the next Fetch to fill again
-	reuse     bool
-	lastRes   *pmapi.Result
-	lastSlab  []pmapi.Value
-	lastArena []byte
+	// SetReuseAfter's: the memory of the last results Fetch returned
+	// (their value sets, values and first arena of blocks), filled again
+	// in turn
+	recycled []recycled
+	turn     int
 }
 
 // New returns an Interp reading src, with its origin at the start of the
@@ -230,10 +229,30 @@ func New(src Source) *Interp {
 // returned (its value sets, values and value blocks) instead of new
 // memory: a caller that is done with a result before it fetches the next
 // (a copying tool) saves their allocation and collection. Off by
-// default: a result then stays valid for good.
+// default: a result then stays valid for good. SetReuse(true) is
+// SetReuseAfter(1).
 func (ip *Interp) SetReuse(on bool) {
-	ip.reuse = on
-	ip.lastRes, ip.lastSlab, ip.lastArena = nil, nil, nil
+	n := 0
+	if on {
+		n = 1
+	}
+	ip.SetReuseAfter(n)
+}
+
+// SetReuseAfter makes each Fetch fill the memory of the result returned
+// n fetches before: a result stays valid through the next n-1 fetches. A
+// caller that reads the previous result beside the current one (a rate
+// conversion) uses 2. 0 turns reuse off.
+func (ip *Interp) SetReuseAfter(n int) {
+	ip.recycled = make([]recycled, max(n, 0))
+	ip.turn = 0
+}
+
+// recycled is the memory of a result SetReuseAfter has Fetch fill again.
+type recycled struct {
+	res   *pmapi.Result
+	slab  []pmapi.Value
+	arena []byte
 }
 
 // SetWrap turns counter wrap handling on or off: libpcp turns it on when
@@ -666,25 +685,26 @@ func (ip *Interp) newResult(n, nvals int) (*pmapi.Result, []pmapi.Value) {
 	ip.arenaHint = 8 * nvals // enough for the blocks of 64-bit values
 	used := ip.arenaUsed
 	ip.arenaUsed = 0
-	if ip.reuse {
+	if len(ip.recycled) > 0 {
 		// (as large as the last result's blocks, strings included)
 		ip.arenaHint = max(ip.arenaHint, used)
-		res := ip.lastRes
-		if res == nil || cap(res.VSets) < n {
-			res = &pmapi.Result{VSets: make([]pmapi.ValueSet, n)}
-			ip.lastRes = res
+		r := &ip.recycled[ip.turn]
+		ip.turn = (ip.turn + 1) % len(ip.recycled)
+		if r.res == nil || cap(r.res.VSets) < n {
+			r.res = &pmapi.Result{VSets: make([]pmapi.ValueSet, n)}
 		}
-		res.VSets = res.VSets[:n]
+		res := r.res
+		*res = pmapi.Result{VSets: res.VSets[:n]}
 		clear(res.VSets)
-		if cap(ip.lastSlab) < nvals {
-			ip.lastSlab = make([]pmapi.Value, nvals)
+		if cap(r.slab) < nvals {
+			r.slab = make([]pmapi.Value, nvals)
 		}
-		slab := ip.lastSlab[:nvals]
+		slab := r.slab[:nvals]
 		clear(slab)
-		if cap(ip.lastArena) < ip.arenaHint {
-			ip.lastArena = make([]byte, max(ip.arenaHint, 64))
+		if cap(r.arena) < ip.arenaHint {
+			r.arena = make([]byte, max(ip.arenaHint, 64))
 		}
-		ip.arena = ip.lastArena[:cap(ip.lastArena)]
+		ip.arena = r.arena[:cap(r.arena)]
 		return res, slab
 	}
 	// One allocation for the result and its value sets (of one metric,

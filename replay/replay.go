@@ -214,6 +214,11 @@ func (c *Context) SetWrap(on bool) { c.ip.SetWrap(on) }
 // with a result before it fetches the next.
 func (c *Context) SetReuse(on bool) { c.ip.SetReuse(on) }
 
+// SetReuseAfter makes each interpolated Fetch fill the memory of the
+// result returned n fetches before (interp.Interp.SetReuseAfter): 2 for a
+// caller that reads the previous result beside the current one.
+func (c *Context) SetReuseAfter(n int) { c.ip.SetReuseAfter(n) }
+
 // SetProfile sets the instance profile: Fetch returns only the instances
 // p wants (nil: all). FetchArchive ignores it.
 func (c *Context) SetProfile(p Profile) {

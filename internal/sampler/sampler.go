@@ -196,6 +196,9 @@ func Open(o *Options) (*Sampler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("Cannot open archive %s: %s\n", o.Archive, archive.ErrText(err))
 	}
+	// a sample reads its fetch and the one before (rates): the fetch
+	// before that is done with, its memory filled again
+	c.SetReuseAfter(2)
 	r := &Sampler{o: o, c: c, indoms: map[pmapi.InDom]*indomCache{}, left: -1}
 	fail := func(err error) (*Sampler, error) {
 		c.Close()
