@@ -1,7 +1,6 @@
 package pcp2arrow
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/parquet-go/parquet-go"
@@ -19,17 +18,12 @@ var longColumns = []string{"timestamp", "host", "metric", "instance", "value"}
 // a double and, with --labels, the labels (JSON: see labeler).
 // String values have no row (they are no double).
 type long struct {
-	pw       *parquet.GenericWriter[any]
-	metrics  []*sampler.Metric
-	cols     int               // columns: 5, or 4 without host
-	host     []byte            // nil: no host column
-	names    []parquet.Value   // by metric, the metric column's values
-	insts    [][]parquet.Value // by metric, then column, the instance column's
-	labels   *labeler          // nil: no labels column
-	rows     []parquet.Row
-	cells    []parquet.Value // the rows' values, cols a row
-	n        int             // rows in the current row group
-	perGroup int
+	g       *groups
+	metrics []*sampler.Metric
+	host    []byte            // nil: no host column
+	names   []parquet.Value   // by metric, the metric column's values
+	insts   [][]parquet.Value // by metric, then column, the instance column's
+	labels  *labeler          // nil: no labels column
 }
 
 // newLong is a long writer on out; withHost says whether it has the host
@@ -54,13 +48,7 @@ func newLong(metrics []*sampler.Metric, host string, withHost bool, labels *labe
 		order = append(order[:len(order):len(order)], "labels")
 	}
 	schema := parquet.NewSchema("pcp2arrow", orderedGroup{Group: g, order: order})
-	w := &long{
-		pw:       newWriter(out, schema),
-		metrics:  metrics,
-		cols:     len(order),
-		perGroup: max(1, groupValues/len(order)),
-		labels:   labels,
-	}
+	w := &long{g: newGroups(out, schema), metrics: metrics, labels: labels}
 	if withHost {
 		w.host = []byte(host)
 	}
@@ -91,7 +79,6 @@ func (w *long) add(ts pmapi.Timestamp) error {
 		host = parquet.ByteArrayValue(w.host).Level(0, 0, 1)
 		c = 2
 	}
-	w.cells, w.rows = w.cells[:0], w.rows[:0]
 	if w.labels != nil {
 		w.labels.at(ts)
 	}
@@ -102,33 +89,23 @@ func (w *long) add(ts pmapi.Timestamp) error {
 			if !ok {
 				continue
 			}
-			w.cells = append(w.cells, t)
+			cols := w.g.cols
+			cols[0] = append(cols[0], t)
 			if w.host != nil {
-				w.cells = append(w.cells, host)
+				cols[1] = append(cols[1], host)
 			}
-			w.cells = append(w.cells, name, insts[i], parquet.DoubleValue(x).Level(0, 0, c+2))
+			cols[c] = append(cols[c], name)
+			cols[c+1] = append(cols[c+1], insts[i])
+			cols[c+2] = append(cols[c+2], parquet.DoubleValue(x).Level(0, 0, c+2))
 			if w.labels != nil {
 				l := parquet.NullValue().Level(0, 0, c+3)
 				if b := w.labels.labels[k][i]; b != nil {
 					l = parquet.ByteArrayValue(b).Level(0, 1, c+3)
 				}
-				w.cells = append(w.cells, l)
+				cols[c+3] = append(cols[c+3], l)
 			}
-		}
-	}
-	for i := 0; i < len(w.cells); i += w.cols {
-		w.rows = append(w.rows, w.cells[i:i+w.cols:i+w.cols])
-	}
-	for len(w.rows) > 0 {
-		n := min(len(w.rows), w.perGroup-w.n)
-		if _, err := w.pw.WriteRows(w.rows[:n]); err != nil {
-			return fmt.Errorf("pcp2arrow: %v\n", err)
-		}
-		w.rows = w.rows[n:]
-		if w.n += n; w.n == w.perGroup {
-			w.n = 0
-			if err := w.pw.Flush(); err != nil {
-				return fmt.Errorf("pcp2arrow: %v\n", err)
+			if err := w.g.endRow(); err != nil {
+				return err
 			}
 		}
 	}
@@ -152,9 +129,4 @@ func double(v *sampler.Value) (float64, bool) {
 }
 
 // close writes the last row group and the file's footer.
-func (w *long) close() error {
-	if err := w.pw.Close(); err != nil {
-		return fmt.Errorf("pcp2arrow: %v\n", err)
-	}
-	return nil
-}
+func (w *long) close() error { return w.g.close() }

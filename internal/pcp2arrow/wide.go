@@ -6,22 +6,10 @@ import (
 	"strconv"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/pcpkit/pcpkit/internal/sampler"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
-
-// groupValues is how many values (rows times columns) a row group holds
-// at most before it is written: what bounds the memory of a writer.
-var groupValues = 1 << 20
-
-// newWriter is a Parquet writer of schema on out: zstd-compressed columns
-// (at zstd's default level: its fastest saves about 5% of a raw export's
-// CPU time for files 7 to 14% larger).
-func newWriter(out io.Writer, schema *parquet.Schema) *parquet.GenericWriter[any] {
-	return parquet.NewGenericWriter[any](out, schema, parquet.Compression(&zstd.Codec{}), parquet.CreatedBy("pcpkit pcp2arrow", "", ""))
-}
 
 // orderedGroup is a Parquet group whose fields are in the order given
 // (parquet.Group orders them by name).
@@ -43,20 +31,11 @@ func (g orderedGroup) Fields() []parquet.Field {
 	return out
 }
 
-// batchRows is how many rows the writers give parquet-go at once (its
-// cost per call is much more than per row).
-const batchRows = 256
-
 // wide writes samples as rows: a timestamp, then a column per metric
 // instance.
 type wide struct {
-	pw       *parquet.GenericWriter[any]
-	metrics  []*sampler.Metric
-	cols     int
-	cells    []parquet.Value // the batch's rows' values, cols a row
-	rows     []parquet.Row   // the batch, rows of cells
-	n        int             // rows in the current row group, written or not
-	perGroup int
+	g       *groups
+	metrics []*sampler.Metric
 }
 
 // columnType is the Parquet type of a metric's values of PCP type t.
@@ -122,52 +101,21 @@ func newWide(metrics []*sampler.Metric, out io.Writer) (*wide, error) {
 		}
 	}
 	schema := parquet.NewSchema("pcp2arrow", orderedGroup{Group: g, order: names})
-	w := &wide{
-		pw:       newWriter(out, schema),
-		metrics:  metrics,
-		cols:     len(names),
-		perGroup: max(1, groupValues/len(names)),
-	}
-	return w, nil
+	return &wide{g: newGroups(out, schema), metrics: metrics}, nil
 }
 
-// add writes the sample at ts (the values in w.metrics): into the batch,
-// which is written when full or at the end of a row group.
+// add writes the sample at ts (the values in w.metrics) as a row.
 func (w *wide) add(ts pmapi.Timestamp) error {
-	start := len(w.cells)
-	w.cells = append(w.cells, parquet.Int64Value(ts.Sec*1e9+int64(ts.Nsec)).Level(0, 0, 0))
+	cols := w.g.cols
+	cols[0] = append(cols[0], parquet.Int64Value(ts.Sec*1e9+int64(ts.Nsec)).Level(0, 0, 0))
+	k := 1
 	for _, m := range w.metrics {
 		for i := range m.Vals {
-			w.cells = append(w.cells, cell(m.OType, &m.Vals[i], len(w.cells)-start))
+			cols[k] = append(cols[k], cell(m.OType, &m.Vals[i], k))
+			k++
 		}
 	}
-	w.rows = append(w.rows, w.cells[start:len(w.cells):len(w.cells)])
-	w.n++
-	if len(w.rows) < batchRows && w.n < w.perGroup {
-		return nil
-	}
-	if err := w.writeBatch(); err != nil {
-		return err
-	}
-	if w.n == w.perGroup {
-		w.n = 0
-		if err := w.pw.Flush(); err != nil {
-			return fmt.Errorf("pcp2arrow: %v\n", err)
-		}
-	}
-	return nil
-}
-
-// writeBatch gives the batch's rows to parquet-go.
-func (w *wide) writeBatch() error {
-	if len(w.rows) == 0 {
-		return nil
-	}
-	if _, err := w.pw.WriteRows(w.rows); err != nil {
-		return fmt.Errorf("pcp2arrow: %v\n", err)
-	}
-	w.rows, w.cells = w.rows[:0], w.cells[:0]
-	return nil
+	return w.g.endRow()
 }
 
 // cell is v as the value of column col, of type t (null where v has
@@ -197,13 +145,4 @@ func cell(t pmapi.Type, v *sampler.Value, col int) parquet.Value {
 }
 
 // close writes the last row group and the file's footer.
-func (w *wide) close() error {
-	if err := w.writeBatch(); err != nil {
-		w.pw.Close()
-		return err
-	}
-	if err := w.pw.Close(); err != nil {
-		return fmt.Errorf("pcp2arrow: %v\n", err)
-	}
-	return nil
-}
+func (w *wide) close() error { return w.g.close() }
