@@ -301,12 +301,16 @@ func exportFile(o *options, archive string, stdout, stderr io.Writer) error {
 	}
 	defer s.Close()
 	out, closeOut := stdout, func() error { return nil }
+	made := false // a regular file this run made, removed on failure
 	if o.outfile != "" && o.outfile != "-" {
 		f, err := os.Create(o.outfile)
 		if err != nil {
 			return fmt.Errorf("pcp2arrow: %v\n", err)
 		}
 		out, closeOut = f, f.Close
+		// (never a device: -o /dev/null, or /dev/full)
+		fi, err := f.Stat()
+		made = err == nil && fi.Mode().IsRegular()
 	}
 	w, err := newLayout(s, o, true)(out)
 	if err == nil {
@@ -315,7 +319,7 @@ func exportFile(o *options, archive string, stdout, stderr io.Writer) error {
 	if cerr := closeOut(); err == nil && cerr != nil {
 		err = fmt.Errorf("pcp2arrow: %v\n", cerr)
 	}
-	if err != nil && out != stdout {
+	if err != nil && made {
 		os.Remove(o.outfile)
 	}
 	return err

@@ -3,11 +3,13 @@ package pcp2arrow
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -141,6 +143,51 @@ func TestWideAsPmreplay(t *testing.T) {
 			}
 			if min := len(tb.Rows) * len(tb.Columns) / 500; groups < min {
 				t.Errorf("%s %v: %d row groups for %d rows of %d columns", name, opts, groups, len(tb.Rows), len(tb.Columns))
+			}
+		}
+	}
+}
+
+// failAfter is an io.Writer whose write that goes past n bytes fails,
+// once: the writes after it succeed, so an error the writer loses is not
+// found again by a later write.
+type failAfter struct {
+	n      int
+	failed bool
+}
+
+var errFull = errors.New("no space left on device")
+
+func (w *failAfter) Write(p []byte) (int, error) {
+	if !w.failed && len(p) > w.n {
+		w.failed = true
+		return w.n, errFull
+	}
+	w.n -= len(p)
+	return len(p), nil
+}
+
+// TestWriteErrors: an output that fails, at its start, between row
+// groups (written by a goroutine of their own) or at the footer, fails
+// the export with its error, in both layouts.
+func TestWriteErrors(t *testing.T) {
+	saved := groupValues
+	groupValues = 500
+	defer func() { groupValues = saved }()
+	a := filepath.Join(testenv.RepoRoot(t), "testdata", "archives", "pmcd-v3")
+	names, _ := reportable(t, a)
+	testenv.Setenv(t)
+	for _, layout := range []string{"wide", "long"} {
+		var all bytes.Buffer
+		args := append([]string{"-a", a, "-t", "1", "--layout", layout, "-o", "-"}, names...)
+		if rc := Main(args, &all, io.Discard); rc != 0 {
+			t.Fatalf("%s: exit %d", layout, rc)
+		}
+		for _, n := range []int{0, 100, all.Len() / 2, all.Len() - 10} {
+			var errb bytes.Buffer
+			rc := Main(args, &failAfter{n: n}, &errb)
+			if rc == 0 || !strings.Contains(errb.String(), errFull.Error()) {
+				t.Errorf("%s, output failing after %d of %d bytes: exit %d, stderr %q", layout, n, all.Len(), rc, errb.String())
 			}
 		}
 	}
