@@ -35,12 +35,19 @@ type groups struct {
 func newGroups(out io.Writer, schema *parquet.Schema) *groups {
 	pw := parquet.NewGenericWriter[any](out, schema, parquet.Compression(&zstd.Codec{}), parquet.CreatedBy("pcpkit pcp2arrow", "", ""))
 	n := len(schema.Fields())
-	return &groups{
-		pw:       pw,
-		cols:     make([][]parquet.Value, n),
-		spare:    make([][]parquet.Value, n),
-		perGroup: max(1, groupValues/n),
+	g := &groups{pw: pw, perGroup: max(1, groupValues/n)}
+	g.cols, g.spare = g.columns(n), g.columns(n)
+	return g
+}
+
+// columns is the memory of a row group of n columns (appending to it
+// never grows it).
+func (g *groups) columns(n int) [][]parquet.Value {
+	cols := make([][]parquet.Value, n)
+	for i := range cols {
+		cols[i] = make([]parquet.Value, 0, g.perGroup)
 	}
+	return cols
 }
 
 // endRow ends a row whose values are in cols, and starts writing the row
