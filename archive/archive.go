@@ -260,6 +260,17 @@ func (a *Archive) VolumeSize(n int) (int64, error) {
 	return v.size, nil
 }
 
+// KnownVolumeSize returns the size of data volume n as it was read last
+// (when the volume was opened, or by VolumeSize since): no fstat. A
+// volume only grows, so an offset within it is within the volume.
+func (a *Archive) KnownVolumeSize(n int) (int64, error) {
+	v, err := a.volume(n)
+	if err != nil {
+		return 0, err
+	}
+	return v.size, nil
+}
+
 // End returns the time of the last complete record of the archive (which
 // may be a <mark>), as pmGetArchiveEnd computes it: the last volume is read
 // backwards from its physical end; if its last record is damaged, the

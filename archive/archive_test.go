@@ -1489,3 +1489,32 @@ func TestLoadIndexChunks(t *testing.T) {
 		}
 	})
 }
+
+// TestKnownVolumeSize checks that KnownVolumeSize answers from the size
+// read last, without reading it again (replay's positioning asks it once
+// per positioning), and that VolumeSize still reads a volume that grew.
+func TestKnownVolumeSize(t *testing.T) {
+	a, _, first := firstRecord(t, "sample-v3")
+	v, err := a.volume(first.Vol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := &sizeCounter{volumeData: v.data}
+	v.data = sc
+	want := v.size
+	for i := 0; i < 10; i++ {
+		if got, err := a.KnownVolumeSize(first.Vol); err != nil || got != want {
+			t.Fatalf("KnownVolumeSize = %d, %v, want %d", got, err, want)
+		}
+	}
+	if sc.n != 0 {
+		t.Errorf("10 KnownVolumeSize calls read the volume's size %d times, want 0", sc.n)
+	}
+	v.size -= 100 // as if the volume had grown by 100 bytes since
+	if got, err := a.VolumeSize(first.Vol); err != nil || got != want || sc.n != 1 {
+		t.Errorf("VolumeSize = %d, %v after %d size reads, want %d after 1", got, err, sc.n, want)
+	}
+	if _, err := a.KnownVolumeSize(99); err == nil {
+		t.Error("KnownVolumeSize of a missing volume: no error")
+	}
+}
