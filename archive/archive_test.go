@@ -988,7 +988,7 @@ func TestIndexEntryRoundTrip(t *testing.T) {
 		}
 		tail := rapid.IntRange(0, size-1).Draw(t, "tail")
 		all = append(all, make([]byte, tail)...)
-		got, err := loadIndex(bytes.NewReader(all), version)
+		got, err := loadIndex(bytes.NewReader(all), version, 0)
 		if err != nil || len(got) != n {
 			t.Fatalf("loadIndex: %d entries, %v; want %d", len(got), err, n)
 		}
@@ -1474,17 +1474,23 @@ func TestLoadIndexChunks(t *testing.T) {
 			"byte":  iotest.OneByteReader(bytes.NewReader(data)),
 			"half":  iotest.HalfReader(bytes.NewReader(data)),
 		}
-		for name, r := range readers {
-			got, err := loadIndex(r, version)
+		for _, name := range []string{"whole", "byte", "half"} {
+			r := readers[name]
+			// the length of r given (a plain file's) or not
+			hint := rapid.SampledFrom([]int{0, len(data)}).Draw(t, "hint "+name)
+			got, err := loadIndex(r, version, hint)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
 			if !slices.Equal(got, want) {
 				t.Fatalf("%s: %d entries, want %d", name, len(got), len(want))
 			}
+			if hint > 0 && cap(got) != len(want) {
+				t.Fatalf("%s: capacity %d for %d entries", name, cap(got), len(want))
+			}
 		}
 		// More than a chunk: the second read fails, and says so.
-		if _, err := loadIndex(iotest.TimeoutReader(bytes.NewReader(data)), version); len(data) > 256*size && !errors.Is(err, iotest.ErrTimeout) {
+		if _, err := loadIndex(iotest.TimeoutReader(bytes.NewReader(data)), version, 0); len(data) > 256*size && !errors.Is(err, iotest.ErrTimeout) {
 			t.Fatalf("a read error is not returned: %v", err)
 		}
 	})
