@@ -1427,18 +1427,26 @@ type sizeCounter struct {
 
 func (s *sizeCounter) Size() (int64, error) { s.n++; return s.volumeData.Size() }
 
-// TestSeekTimeKnowsVolumeSize checks that positioning by the temporal
-// index reads a volume's size again only for an entry beyond the size
-// known (pminfo -f positions once per metric), and still finds that a
-// volume has grown.
-func TestSeekTimeKnowsVolumeSize(t *testing.T) {
-	a, c, first := firstRecord(t, "sample-v3")
+// countSizes opens testdata archive name at its first record, with the
+// Size calls of that record's volume counted.
+func countSizes(t *testing.T, name string) (*Archive, *Cursor, *Record, *volume, *sizeCounter) {
+	t.Helper()
+	a, c, first := firstRecord(t, name)
 	v, err := a.volume(first.Vol)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sc := &sizeCounter{volumeData: v.data}
 	v.data = sc
+	return a, c, first, v, sc
+}
+
+// TestSeekTimeKnowsVolumeSize checks that positioning by the temporal
+// index reads a volume's size again only for an entry beyond the size
+// known (pminfo -f positions once per metric), and still finds that a
+// volume has grown.
+func TestSeekTimeKnowsVolumeSize(t *testing.T) {
+	_, c, first, v, sc := countSizes(t, "sample-v3")
 	for i := 0; i < 10; i++ {
 		if err := c.SeekTime(first.Stamp); err != nil {
 			t.Fatal(err)
@@ -1500,13 +1508,7 @@ func TestLoadIndexChunks(t *testing.T) {
 // read last, without reading it again (replay's positioning asks it once
 // per positioning), and that VolumeSize still reads a volume that grew.
 func TestKnownVolumeSize(t *testing.T) {
-	a, _, first := firstRecord(t, "sample-v3")
-	v, err := a.volume(first.Vol)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := &sizeCounter{volumeData: v.data}
-	v.data = sc
+	a, _, first, v, sc := countSizes(t, "sample-v3")
 	want := v.size
 	for i := 0; i < 10; i++ {
 		if got, err := a.KnownVolumeSize(first.Vol); err != nil || got != want {
