@@ -988,7 +988,7 @@ func TestIndexEntryRoundTrip(t *testing.T) {
 		}
 		tail := rapid.IntRange(0, size-1).Draw(t, "tail")
 		all = append(all, make([]byte, tail)...)
-		got, err := loadIndex(bytes.NewReader(all), version)
+		got, err := loadIndex(bytes.NewReader(all), version, 0)
 		if err != nil || len(got) != n {
 			t.Fatalf("loadIndex: %d entries, %v; want %d", len(got), err, n)
 		}
@@ -1427,18 +1427,26 @@ type sizeCounter struct {
 
 func (s *sizeCounter) Size() (int64, error) { s.n++; return s.volumeData.Size() }
 
-// TestSeekTimeKnowsVolumeSize checks that positioning by the temporal
-// index reads a volume's size again only for an entry beyond the size
-// known (pminfo -f positions once per metric), and still finds that a
-// volume has grown.
-func TestSeekTimeKnowsVolumeSize(t *testing.T) {
-	a, c, first := firstRecord(t, "sample-v3")
+// countSizes opens testdata archive name at its first record, with the
+// Size calls of that record's volume counted.
+func countSizes(t *testing.T, name string) (*Archive, *Cursor, *Record, *volume, *sizeCounter) {
+	t.Helper()
+	a, c, first := firstRecord(t, name)
 	v, err := a.volume(first.Vol)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sc := &sizeCounter{volumeData: v.data}
 	v.data = sc
+	return a, c, first, v, sc
+}
+
+// TestSeekTimeKnowsVolumeSize checks that positioning by the temporal
+// index reads a volume's size again only for an entry beyond the size
+// known (pminfo -f positions once per metric), and still finds that a
+// volume has grown.
+func TestSeekTimeKnowsVolumeSize(t *testing.T) {
+	_, c, first, v, sc := countSizes(t, "sample-v3")
 	for i := 0; i < 10; i++ {
 		if err := c.SeekTime(first.Stamp); err != nil {
 			t.Fatal(err)
@@ -1474,18 +1482,47 @@ func TestLoadIndexChunks(t *testing.T) {
 			"byte":  iotest.OneByteReader(bytes.NewReader(data)),
 			"half":  iotest.HalfReader(bytes.NewReader(data)),
 		}
-		for name, r := range readers {
-			got, err := loadIndex(r, version)
+		for _, name := range []string{"whole", "byte", "half"} {
+			r := readers[name]
+			// the length of r given (a plain file's) or not
+			hint := rapid.SampledFrom([]int{0, len(data)}).Draw(t, "hint "+name)
+			got, err := loadIndex(r, version, hint)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
 			if !slices.Equal(got, want) {
 				t.Fatalf("%s: %d entries, want %d", name, len(got), len(want))
 			}
+			if hint > 0 && cap(got) != len(want) {
+				t.Fatalf("%s: capacity %d for %d entries", name, cap(got), len(want))
+			}
 		}
 		// More than a chunk: the second read fails, and says so.
-		if _, err := loadIndex(iotest.TimeoutReader(bytes.NewReader(data)), version); len(data) > 256*size && !errors.Is(err, iotest.ErrTimeout) {
+		if _, err := loadIndex(iotest.TimeoutReader(bytes.NewReader(data)), version, 0); len(data) > 256*size && !errors.Is(err, iotest.ErrTimeout) {
 			t.Fatalf("a read error is not returned: %v", err)
 		}
 	})
+}
+
+// TestKnownVolumeSize checks that KnownVolumeSize answers from the size
+// read last, without reading it again (replay's positioning asks it once
+// per positioning), and that VolumeSize still reads a volume that grew.
+func TestKnownVolumeSize(t *testing.T) {
+	a, _, first, v, sc := countSizes(t, "sample-v3")
+	want := v.size
+	for i := 0; i < 10; i++ {
+		if got, err := a.KnownVolumeSize(first.Vol); err != nil || got != want {
+			t.Fatalf("KnownVolumeSize = %d, %v, want %d", got, err, want)
+		}
+	}
+	if sc.n != 0 {
+		t.Errorf("10 KnownVolumeSize calls read the volume's size %d times, want 0", sc.n)
+	}
+	v.size -= 100 // as if the volume had grown by 100 bytes since
+	if got, err := a.VolumeSize(first.Vol); err != nil || got != want || sc.n != 1 {
+		t.Errorf("VolumeSize = %d, %v after %d size reads, want %d after 1", got, err, sc.n, want)
+	}
+	if _, err := a.KnownVolumeSize(99); err == nil {
+		t.Error("KnownVolumeSize of a missing volume: no error")
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -107,16 +108,34 @@ type fileSet struct {
 func findFiles(name string) (*fileSet, error) {
 	// A name that is itself a base name wins over stripping what looks
 	// like a volume suffix ("19970807.09.54" is a base name).
+	// That is filepath.Glob(name + ".meta*") with name's metacharacters
+	// quoted; a name without any is looked for in the listing of its
+	// directory, which the scan below takes again when it lists the
+	// same directory (one read of the directory, not two).
 	base := name
-	if m, _ := filepath.Glob(globQuote(name) + ".meta*"); len(m) == 0 {
+	var ents []os.DirEntry
+	listed := "" // the directory ents lists
+	if !strings.ContainsAny(name, `*?[\`) {
+		d, f := filepath.Split(name)
+		d = globDir(d)
+		var err error
+		if ents, err = os.ReadDir(d); err == nil {
+			listed = d
+		}
+		if !slices.ContainsFunc(ents, func(e os.DirEntry) bool { return strings.HasPrefix(e.Name(), f+".meta") }) {
+			base = BaseName(name)
+		}
+	} else if m, _ := filepath.Glob(globQuote(name) + ".meta*"); len(m) == 0 {
 		base = BaseName(name)
 	}
 	// libpcp splits the name with dirname(3) and basename(3), so
 	// trailing slashes are ignored ("A/" is archive A).
 	dir, file := cDirname(base), cBasename(base)
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: name, Err: syscall.ENOENT}
+	if listed == "" || listed != dir {
+		var err error
+		if ents, err = os.ReadDir(dir); err != nil {
+			return nil, &os.PathError{Op: "open", Path: name, Err: syscall.ENOENT}
+		}
 	}
 	fsn := &fileSet{base: base, vols: map[int]string{}, minVol: -1, maxVol: -1}
 	found := false
@@ -163,6 +182,19 @@ func findFiles(name string) (*fileSet, error) {
 		return nil, fmt.Errorf("%s: %w", base, pmapi.ErrLogFile)
 	}
 	return fsn, nil
+}
+
+// globDir is the directory filepath.Glob lists for a pattern whose
+// filepath.Split directory part is d: "." for none, d without its
+// trailing slash but for the root.
+func globDir(d string) string {
+	switch d {
+	case "":
+		return "."
+	case "/":
+		return d
+	}
+	return d[:len(d)-1]
 }
 
 // globQuote escapes the glob metacharacters in s.

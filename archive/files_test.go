@@ -1,6 +1,10 @@
 package archive
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	pcpxz "github.com/pcpkit/pcpkit/archive/internal/xz"
@@ -43,6 +47,56 @@ func TestControlName(t *testing.T) {
 	} {
 		if got := ControlName(c.base); got != c.want {
 			t.Errorf("ControlName(%q) = %q, want %q", c.base, got, c.want)
+		}
+	}
+}
+
+// TestFindFiles checks how an archive name resolves to its files: a name
+// that is itself a base name (a file name.meta* exists) wins over
+// stripping a volume or file suffix, in the directory listed once or
+// twice (a name with glob metacharacters goes through filepath.Glob).
+func TestFindFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{
+		"19970807.09.54.meta", "19970807.09.54.0",
+		"A.meta", "A.index", "A.0", "A.1.xz",
+		"B*x.meta", "B*x.0",
+		"C.0.meta", "C.0.0", "C.meta", "C.0",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	for _, c := range []struct {
+		name, base, meta string
+		vols             []int
+	}{
+		{"19970807.09.54", "19970807.09.54", "19970807.09.54.meta", []int{0}},
+		{dir + "/19970807.09.54", dir + "/19970807.09.54", dir + "/19970807.09.54.meta", []int{0}},
+		{dir + "/A", dir + "/A", dir + "/A.meta", []int{0, 1}},
+		{dir + "/A.0", dir + "/A", dir + "/A.meta", []int{0, 1}},
+		{dir + "/A.index", dir + "/A", dir + "/A.meta", []int{0, 1}},
+		{dir + "//A.1.xz", dir + "//A", dir + "/A.meta", []int{0, 1}},
+		{"A.meta", "A", "A.meta", []int{0, 1}},
+		{dir + "/B*x", dir + "/B*x", dir + "/B*x.meta", []int{0}},
+		{dir + "/B*x.0", dir + "/B*x", dir + "/B*x.meta", []int{0}},
+		{"C.0", "C.0", "C.0.meta", []int{0}},
+		{dir + "/C.0", dir + "/C.0", dir + "/C.0.meta", []int{0}},
+		{dir + "/C.1", dir + "/C", dir + "/C.meta", []int{0}},
+	} {
+		fs, err := findFiles(c.name)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if fs.base != c.base || fs.meta != c.meta || !slices.Equal(fs.volumes(), c.vols) {
+			t.Errorf("%s: base %q meta %q volumes %v, want %q %q %v", c.name, fs.base, fs.meta, fs.volumes(), c.base, c.meta, c.vols)
+		}
+	}
+	for _, name := range []string{dir + "/D", dir + "/nodir/A", "D*"} {
+		if _, err := findFiles(name); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: %v, want a missing archive", name, err)
 		}
 	}
 }

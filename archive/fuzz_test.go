@@ -808,7 +808,7 @@ func FuzzIndex(f *testing.F) {
 		if v3 {
 			version, size = 3, indexEntryV3
 		}
-		idx, err := loadIndex(bytes.NewReader(b), version)
+		idx, err := loadIndex(bytes.NewReader(b), version, 0)
 		if err != nil {
 			t.Fatalf("loadIndex: %v", err)
 		}
@@ -1031,7 +1031,7 @@ func loadIndexT(t *testing.T, b []byte, version int) []IndexEntry {
 	if version == 3 {
 		l = LabelSizeV3
 	}
-	idx, err := loadIndex(bytes.NewReader(b[l:]), version)
+	idx, err := loadIndex(bytes.NewReader(b[l:]), version, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,13 +23,18 @@ const (
 )
 
 // loadIndex reads every whole index entry from r (positioned after the
-// label). A partial entry at the end is ignored, as libpcp does.
-func loadIndex(r io.Reader, version int) ([]IndexEntry, error) {
+// label). A partial entry at the end is ignored, as libpcp does. n, when
+// known, is how many bytes r holds: the entries are decoded into a slice
+// of their number.
+func loadIndex(r io.Reader, version, n int) ([]IndexEntry, error) {
 	size := indexEntryV2
 	if version == 3 {
 		size = indexEntryV3
 	}
 	var out []IndexEntry
+	if n >= size {
+		out = make([]IndexEntry, 0, n/size)
+	}
 	// Read in chunks of whole entries and decode them from the chunk:
 	// not a ReadFull per entry (an index holds thousands).
 	buf := make([]byte, 256*size)

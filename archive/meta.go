@@ -1,8 +1,10 @@
 package archive
 
 import (
+	"cmp"
 	"encoding/binary"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -716,26 +718,48 @@ func (m *Meta) Traverse(name string) []string {
 	if name == "" {
 		prefix = ""
 	}
-	var out []string
+	// Each name is sorted by its key: the creation numbers of its nodes,
+	// from the top (looked up once per name, not at every comparison).
+	// At the first node that differs, the newer node comes first; a leaf
+	// comes before the names below it.
+	type keyed struct {
+		name string
+		key  []int32
+	}
+	var ks []keyed
+	var seqs []int32
 	for _, n := range m.AllNames {
-		if strings.HasPrefix(n, prefix) {
-			out = append(out, n)
+		if !strings.HasPrefix(n, prefix) {
+			continue
+		}
+		start := len(seqs)
+		for k := 0; ; {
+			e := compEnd(n, k)
+			seqs = append(seqs, int32(m.nodeSeq[n[:e]]))
+			if e == len(n) {
+				break
+			}
+			k = e + 1
+		}
+		// (a key keeps the array it was appended to: later appends
+		// that move seqs leave it as it is)
+		ks = append(ks, keyed{n, seqs[start:len(seqs):len(seqs)]})
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int {
+		for k := 0; k < len(a.key) && k < len(b.key); k++ {
+			if a.key[k] != b.key[k] {
+				return cmp.Compare(b.key[k], a.key[k])
+			}
+		}
+		return cmp.Compare(len(a.key), len(b.key))
+	})
+	var out []string
+	if len(ks) > 0 {
+		out = make([]string, len(ks))
+		for i := range ks {
+			out[i] = ks[i].name
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		k := 0
-		for {
-			ea, eb := compEnd(a, k), compEnd(b, k)
-			if a[:ea] != b[:eb] {
-				return m.nodeSeq[a[:ea]] > m.nodeSeq[b[:eb]]
-			}
-			if ea == len(a) || eb == len(b) {
-				return ea == len(a) && eb != len(b)
-			}
-			k = ea + 1
-		}
-	})
 	return out
 }
 

@@ -5,11 +5,14 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"pgregory.net/rapid"
 
 	"github.com/pcpkit/pcpkit/pmapi"
 )
@@ -294,4 +297,63 @@ func TestMarkLength(t *testing.T) {
 			}
 		}
 	}
+}
+
+// traverseByLookups is Meta.Traverse with the namespace nodes looked up
+// at every comparison: the reference for TestTraverseOrder.
+func traverseByLookups(m *Meta, prefix string) []string {
+	var out []string
+	for _, n := range m.AllNames {
+		if strings.HasPrefix(n, prefix) {
+			out = append(out, n)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		k := 0
+		for {
+			ea, eb := compEnd(a, k), compEnd(b, k)
+			if a[:ea] != b[:eb] {
+				return m.nodeSeq[a[:ea]] > m.nodeSeq[b[:eb]]
+			}
+			if ea == len(a) || eb == len(b) {
+				return ea == len(a) && eb != len(b)
+			}
+			k = ea + 1
+		}
+	})
+	return out
+}
+
+// TestTraverseOrder checks Traverse's order (newest node first, a leaf
+// before the names below it) against comparisons that look the nodes
+// up, on random namespaces with empty components and names below leaves.
+func TestTraverseOrder(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		m := newMeta()
+		names := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) string {
+			return strings.Join(rapid.SliceOfN(rapid.SampledFrom([]string{"a", "b", "c", "dd", ""}), 1, 4).Draw(t, "parts"), ".")
+		}), 0, 30).Draw(t, "names")
+		for i, n := range names {
+			if _, ok := m.byName[n]; ok {
+				continue
+			}
+			m.byName[n] = pmapi.PMID(i)
+			m.addNodes(n)
+			m.AllNames = append(m.AllNames, n)
+		}
+		for _, p := range []string{"", "a", "b", "a.b", "dd", "c."} {
+			var want []string
+			if _, ok := m.byName[p]; ok && p != "" {
+				want = []string{p}
+			} else if p == "" {
+				want = traverseByLookups(m, "")
+			} else {
+				want = traverseByLookups(m, p+".")
+			}
+			if got := m.Traverse(p); !slices.Equal(got, want) {
+				t.Fatalf("Traverse(%q) = %q, want %q", p, got, want)
+			}
+		}
+	})
 }

@@ -21,11 +21,12 @@ func localSeconds(year, yday, hour, min, sec int64) int64 {
 
 // civilMk breaks sec down with the zone data mktime sees.
 func (z *Zone) civilMk(sec int64) Civil {
-	if z.mkFile == nil {
+	mk := z.data().mkFile
+	if mk == nil {
 		return z.Civil(sec)
 	}
-	off, abbrev, isDST := z.mkFile.lookup(sec)
-	corr, hit := z.mkFile.leap(sec)
+	off, abbrev, isDST := mk.lookup(sec)
+	corr, hit := mk.leap(sec)
 	c := civilAt(sec, off-corr)
 	c.Offset, c.Abbrev, c.IsDST = int(off), abbrev, isDST
 	c.Second += hit

@@ -17,8 +17,19 @@ const (
 // the TZ environment variable, for localtime(3) and therefore for the
 // times the PCP tools print. A Zone is immutable and safe for concurrent
 // use.
+//
+// A zone's file is read on first use, not when the zone is loaded: a tool
+// that prints no local time (pminfo -f) reads no zone file.
 type Zone struct {
-	spec  string  // the TZ value it was loaded from
+	spec string // the TZ value it was loaded from
+
+	once sync.Once
+	load func() zoneData // reads the data on first use; nil: d is set
+	d    zoneData
+}
+
+// zoneData is what a Zone holds of its TZ value.
+type zoneData struct {
 	file  *tzFile // the TZif data, when the C library would use a file
 	rules posixTZ // the rule string's zone, when file is nil
 
@@ -26,6 +37,14 @@ type Zone struct {
 	// localtime(3) sees (a rule string that takes its dates from
 	// posixrules; see withUserOffsets).
 	mkFile *tzFile
+}
+
+// data is the zone's data, read on the first call.
+func (z *Zone) data() *zoneData {
+	if z.load != nil {
+		z.once.Do(func() { z.d = z.load() })
+	}
+	return &z.d
 }
 
 // Name returns the TZ value the zone was loaded from ("" for LocalZone
@@ -42,7 +61,7 @@ var (
 
 // UTC is the zone "UTC" with no leap seconds, as the C library uses when
 // nothing at all is specified.
-var UTC = &Zone{spec: "UTC", rules: utcRules()}
+var UTC = &Zone{spec: "UTC", d: zoneData{rules: utcRules()}}
 
 // LoadZone returns the zone the C library uses when the environment holds
 // TZ=tz, the way the PCP tools apply the user's $TZ, an archive label's
@@ -105,7 +124,7 @@ func loadZone(tz string, set bool) *Zone {
 	if ok {
 		return z
 	}
-	z = newZone(tz, set, tzdir)
+	z = &Zone{spec: tz, load: func() zoneData { return newZone(tz, set, tzdir) }}
 	zoneCacheMu.Lock()
 	if len(zoneCache) > 1000 {
 		clear(zoneCache)
@@ -115,8 +134,10 @@ func loadZone(tz string, set bool) *Zone {
 	return z
 }
 
-func newZone(tz string, set bool, tzdir string) *Zone {
-	z := &Zone{spec: tz}
+// newZone reads the data of the zone of TZ value tz (set: TZ is set at
+// all) with zone files under tzdir.
+func newZone(tz string, set bool, tzdir string) zoneData {
+	var z zoneData
 	name := tz
 	if !set {
 		name = defaultTZFile
@@ -172,10 +193,10 @@ func readZoneFile(name, tzdir string) *tzFile {
 // since the epoch: tm_gmtoff, tm_zone and tm_isdst of localtime(3).
 func (z *Zone) Lookup(sec int64) (offsetSec int, abbrev string, isDST bool) {
 	var off int64
-	if z.file != nil {
-		off, abbrev, isDST = z.file.lookup(sec)
+	if d := z.data(); d.file != nil {
+		off, abbrev, isDST = d.file.lookup(sec)
 	} else {
-		off, abbrev, isDST = z.rules.lookup(sec)
+		off, abbrev, isDST = d.rules.lookup(sec)
 	}
 	return int(off), abbrev, isDST
 }
@@ -186,8 +207,8 @@ func (z *Zone) Civil(sec int64) Civil {
 	off, abbrev, isDST := z.Lookup(sec)
 	var corr int64
 	hit := 0
-	if z.file != nil {
-		corr, hit = z.file.leap(sec)
+	if f := z.data().file; f != nil {
+		corr, hit = f.leap(sec)
 	}
 	c := civilAt(sec, int64(off)-corr)
 	c.Offset = off

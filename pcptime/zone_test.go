@@ -201,3 +201,30 @@ func sprintCivil(c Civil) string {
 	b = appendInt(b, int64(c.Weekday), 1)
 	return string(b)
 }
+
+// TestZoneReadOnUse checks that a zone's file is read when the zone is
+// first used, not when it is loaded (pminfo -f prints no local time and
+// reads no zone file), and once only.
+func TestZoneReadOnUse(t *testing.T) {
+	b, err := os.ReadFile(defaultTZDir + "/Asia/Tokyo")
+	if err != nil {
+		t.Skipf("no zone file: %v", err)
+	}
+	dir := t.TempDir()
+	t.Setenv("TZDIR", dir)
+	z := LoadZone("Mine")
+	// The file appears after the load: the zone is still Tokyo's.
+	if err := os.WriteFile(dir+"/Mine", b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if off, abbrev, _ := z.Lookup(1700000000); off != 9*3600 || abbrev != "JST" {
+		t.Errorf("Lookup = %d %q, want 32400 \"JST\" (the file written after LoadZone)", off, abbrev)
+	}
+	// Read once: removing the file changes nothing.
+	if err := os.Remove(dir + "/Mine"); err != nil {
+		t.Fatal(err)
+	}
+	if c := z.Civil(1700000000); c.Offset != 9*3600 || c.Abbrev != "JST" {
+		t.Errorf("Civil after the file went: %+v", c)
+	}
+}

@@ -38,18 +38,22 @@ func NewGrafted(base, derived []string) *Grafted {
 // (graft) does not change what is already there.
 func (t *Grafted) insert(name string, graft bool) {
 	n := &t.root
-	parts := strings.Split(name, ".")
-	for i, p := range parts {
+	// name's components in turn, as substrings (no strings.Split: a
+	// tree is built at every open of an archive, one name per metric)
+	for rest := name; ; {
+		p, after, more := strings.Cut(rest, ".")
+		last := !more
+		rest = after
 		c := n.byName[p]
 		if c == nil {
-			c = &treeNode{leaf: i == len(parts)-1}
+			c = &treeNode{leaf: last}
 			if n.byName == nil {
 				n.byName = map[string]*treeNode{}
 			}
 			n.byName[p] = c
 			n.children = append(n.children, c)
 			n.names = append(n.names, p)
-		} else if graft && i == len(parts)-1 {
+		} else if graft && last {
 			return
 		} else if graft && c.leaf {
 			// a derived name below a leaf of the PMNS makes the leaf
@@ -58,6 +62,9 @@ func (t *Grafted) insert(name string, graft bool) {
 			c.leaf = false
 		}
 		n = c
+		if last {
+			return
+		}
 	}
 }
 

@@ -405,9 +405,14 @@ func (r *reader) place(t pmapi.Timestamp, forw bool) (exact, indexed bool) {
 	// takes the size of the volume it has open, or else the size of
 	// the file on disk, which for a compressed volume is the
 	// compressed size.
+	// The open volume's size is read again (an fstat) only for an entry
+	// beyond the size known, not on every positioning (pminfo -f
+	// positions once per metric).
 	var maxSize int64
+	fresh := true // maxSize is the size now
 	if curVol == maxVol {
-		maxSize, _ = a.VolumeSize(maxVol)
+		maxSize, _ = a.KnownVolumeSize(maxVol)
+		fresh = false
 	} else if fi, err := os.Stat(a.VolumePath(maxVol)); err == nil {
 		maxSize = fi.Size()
 	}
@@ -417,6 +422,10 @@ func (r *reader) place(t pmapi.Timestamp, forw bool) (exact, indexed bool) {
 		e := idx[k]
 		if int(e.Vol) < minVol {
 			continue
+		}
+		if int(e.Vol) == maxVol && e.DataOff > maxSize && !fresh {
+			maxSize, _ = a.VolumeSize(maxVol)
+			fresh = true
 		}
 		if int(e.Vol) == maxVol && e.DataOff > maxSize {
 			j, toobig = k, true

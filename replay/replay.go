@@ -273,6 +273,9 @@ func (c *Context) Fetch(pmids []pmapi.PMID) (*pmapi.Result, error) {
 				indom = d.InDom
 			}
 		}
+		if vs.NumVal > 0 {
+			vs.Values = make([]pmapi.Value, 0, vs.NumVal)
+		}
 		for i := 0; i < int(vs.NumVal); i++ {
 			v := r.Value(k, i)
 			if indom != pmapi.InDomNull && !c.profile(indom, v.Inst) {
@@ -286,6 +289,9 @@ func (c *Context) Fetch(pmids []pmapi.PMID) (*pmapi.Result, error) {
 		}
 		if vs.NumVal > 0 {
 			vs.NumVal = int32(len(vs.Values))
+		}
+		if len(vs.Values) == 0 {
+			vs.Values = nil // every instance left out (-p profile): none, as before
 		}
 	}
 	return res, nil

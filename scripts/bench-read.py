@@ -6,7 +6,9 @@ paired runs (docs/benchmarks.md, "The read path", has the results).
 Usage: scripts/bench-read.py [-r ROUNDS] [-p 1,2] [-v plain,xz,...] [-c NAME,...]
 
 Steps:
-  1. go build -o bin/ ./cmd/pmdumplog ./cmd/pmlogsummary ./cmd/pmval
+  1. CGO_ENABLED=0 go build -trimpath -o bin/ ./cmd/TOOL... (static, as
+     `make build` builds them: with cgo the net package links the C
+     library, and a pminfo -f run took 1.24 times the CPU)
   2. make BENCH_DIR/b-v3 with ../shared/tools/pcp-bench-gen.py if absent
      (--samples 20000 --metrics 100 --version 3, about 108 MB), then its
      compressed copies, each in a directory of its own (the .index stays
@@ -132,7 +134,8 @@ def main():
     procs = [int(p) for p in args.procs.split(",")]
 
     tools = sorted({COMMANDS[c][0] for c in commands})
-    subprocess.run([GO, "build", "-o", os.path.join(ROOT, "bin") + "/"] + ["./cmd/" + t for t in tools], cwd=ROOT, check=True)
+    subprocess.run([GO, "build", "-trimpath", "-o", os.path.join(ROOT, "bin") + "/"] + ["./cmd/" + t for t in tools],
+                   cwd=ROOT, check=True, env=dict(os.environ, CGO_ENABLED="0"))
     archives = make_archives(variants + (["xz"] if "zst" in variants and "xz" not in variants else []))
 
     env = dict(os.environ, TZ="UTC", LC_ALL="C", PCP_DERIVED_CONFIG="", PATH="/usr/bin:" + os.environ.get("PATH", ""))

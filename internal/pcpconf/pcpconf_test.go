@@ -1,9 +1,13 @@
 package pcpconf
 
 import (
+	"bufio"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"pgregory.net/rapid"
 )
 
 func TestGet(t *testing.T) {
@@ -66,4 +70,49 @@ func TestVersion(t *testing.T) {
 			t.Errorf("%s=%q, pcp.conf %s: Version() = %q, want %q", VersionEnv, c.env, filepath.Base(c.conf), got, c.want)
 		}
 	}
+}
+
+// scannerValue is fileValue as a bufio.Scanner reads the file line by
+// line: the reference for TestFileValueLines.
+func scannerValue(path, key string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "=")
+		if ok && k == key {
+			return strings.Trim(v, `"'`)
+		}
+	}
+	return ""
+}
+
+// TestFileValueLines checks fileValue against a bufio.Scanner's reading
+// of the lines on files of keys, values, quotes, spaces, carriage
+// returns, comments and overlong lines.
+func TestFileValueLines(t *testing.T) {
+	dir := t.TempDir()
+	rapid.Check(t, func(t *rapid.T) {
+		pieces := []string{"K", "PCP_X", "=", "\"", "'", " ", "\t", "\r", "\n", "#", "v", "/a/b"}
+		var b strings.Builder
+		for _, p := range rapid.SliceOfN(rapid.SampledFrom(pieces), 0, 60).Draw(t, "pieces") {
+			b.WriteString(p)
+		}
+		if rapid.Bool().Draw(t, "long line") {
+			b.WriteString(strings.Repeat("x", rapid.IntRange(bufio.MaxScanTokenSize-2, bufio.MaxScanTokenSize+1).Draw(t, "long")))
+			b.WriteString(rapid.SampledFrom([]string{"", "\n", "\nK=after\n"}).Draw(t, "after"))
+		}
+		path := filepath.Join(dir, "pcp.conf")
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, key := range []string{"K", "PCP_X", "", "#K"} {
+			if got, want := fileValue(path, key), scannerValue(path, key); got != want {
+				t.Fatalf("%q in %q: %q, want %q", key, b.String(), got, want)
+			}
+		}
+	})
 }

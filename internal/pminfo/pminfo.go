@@ -34,6 +34,8 @@ type tool struct {
 	flagsPMID, missedPMID pmapi.PMID // event.flags, event.missed (0: not looked up)
 
 	register []string // -r name=expr (PCP 6.3.8), in order
+
+	line []byte // a value line's bytes, reused
 }
 
 // Main runs pminfo with args (without the program name), writing to

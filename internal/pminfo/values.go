@@ -3,6 +3,7 @@ package pminfo
 import (
 	"encoding/binary"
 	"fmt"
+	"strconv"
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/pmctx"
@@ -91,14 +92,21 @@ func (t *tool) dump(d *pmapi.Desc, vs *pmapi.ValueSet, indent string) {
 				fmt.Fprintf(w, "pmNameIndom: indom=%s inst=%d: %s\n", d.InDom, v.Inst, pmapi.ErrInst.Error())
 				fmt.Fprintf(w, "    inst [%d]", v.Inst)
 			default:
-				fmt.Fprintf(w, "    inst [%d or \"%s\"]", v.Inst, name)
+				line := append(t.line[:0], "    inst ["...)
+				line = strconv.AppendInt(line, int64(v.Inst), 10)
+				line = append(line, " or \""...)
+				line = append(line, name...)
+				line = append(line, "\"]"...)
+				w.Write(line)
+				t.line = line
 			}
 		} else {
 			w.WriteString("   ")
 		}
-		w.WriteString(" value ")
-		w.Write(t.appendValue(nil, d.Type, vs.ValFmt, v))
-		w.WriteByte('\n')
+		line := append(t.line[:0], " value "...)
+		line = append(t.appendValue(line, d.Type, vs.ValFmt, v), '\n')
+		w.Write(line)
+		t.line = line
 		if t.f.events && (d.Type == pmapi.TypeEvent || d.Type == pmapi.TypeHighresEvent) {
 			t.eventDump(v, d.Type == pmapi.TypeHighresEvent)
 		}

@@ -99,6 +99,8 @@ type tool struct {
 	insts     []int32
 	instNames []string
 	instErr   error
+
+	line []byte // a value line's bytes, reused
 }
 
 // Main runs pmprobe with args (without the program name), writing to

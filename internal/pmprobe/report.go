@@ -2,6 +2,7 @@ package pmprobe
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/pmctx"
@@ -42,7 +43,8 @@ func (t *tool) report(names []string, pmids []pmapi.PMID) {
 			continue
 		}
 		for b := 0; b < batch; b++ {
-			fmt.Fprintf(w, "%s ", names[fetched+b])
+			w.WriteString(names[fetched+b])
+			w.WriteByte(' ')
 			vs := &res.VSets[b]
 			var desc pmapi.Desc
 			if t.internal || t.external || t.values {
@@ -59,13 +61,15 @@ func (t *tool) report(names []string, pmids []pmapi.PMID) {
 			case vs.NumVal == 0:
 				w.WriteString("0")
 			default:
-				fmt.Fprintf(w, "%d", vs.NumVal)
+				line := strconv.AppendInt(t.line[:0], int64(vs.NumVal), 10)
 				if t.values {
 					for j := range vs.Values {
-						w.WriteByte(' ')
-						w.Write(pmctx.AppendValue(nil, desc.Type, vs.ValFmt, &vs.Values[j], zone))
+						line = append(line, ' ')
+						line = pmctx.AppendValue(line, desc.Type, vs.ValFmt, &vs.Values[j], zone)
 					}
 				}
+				w.Write(line)
+				t.line = line
 				if t.internal || t.external {
 					if desc.InDom == pmapi.InDomNull {
 						w.WriteString(" PM_IN_NULL")
