@@ -245,3 +245,59 @@ func TestInteropDerived(t *testing.T) {
 		checkReal(t, bases["pcpkit"])
 	}
 }
+
+// TestInteropDerivedBinding records side by side derived metrics whose
+// binding the real pmlogger decides as libpcp's host context does: [name]
+// is pmcd's pmLookupInDom (the proc PMDA finds "1" as "000001 ..."), a
+// traversal skips the definitions that do not bind (writing a semantic
+// error to the log) and includes libpcp's event.flags and event.missed.
+// The logs are the same but for the real tool's cache layer and its
+// check_inst dumps of derived metrics' results.
+func TestInteropDerivedBinding(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	real := testenv.RealTool(t, "pmlogger")
+	needPMCD(t)
+	dir := t.TempDir()
+	exe := testenv.BuildCommand(t, "pmlogger", dir)
+	conf := filepath.Join(dir, "derived.conf")
+	os.WriteFile(conf, []byte("in.pid = proc.psinfo.pid[1]\nin.zero = proc.psinfo.pid[000001]\nin.one = kernel.all.load[1]\n"+
+		"no.sem = kernel.all.load + disk.dev.read\nno.bad = no.such.metric + 1\n"), 0o644)
+	cfg := filepath.Join(dir, "derived.config")
+	os.WriteFile(cfg, []byte("log mandatory on 200 msec { in no event }\n"), 0o644)
+	env := loggerEnv("PCP_DERIVED_CONFIG=" + conf)
+	logs, bases := map[string]string{}, map[string]string{}
+	for name, prog := range map[string]string{"real": real, "pcpkit": exe} {
+		base := filepath.Join(dir, name)
+		_, errb, rc := testenv.RunCommand(t, dir, env, prog, "-c", cfg, "-s", "3", "-l", base+".log", base)
+		if rc != 0 {
+			t.Fatalf("%s: rc %d: %s", prog, rc, errb)
+		}
+		b, _ := os.ReadFile(base + ".log")
+		s := strings.ReplaceAll(normalizeLog(string(b)), base, "BASE")
+		s = regexp.MustCompile(`(?m)^cache_bind\(\).*\n`).ReplaceAllString(s, "")
+		s = regexp.MustCompile(`(?m)^check_inst: .*\n(__pmResult .*\n)?( .*\n)*`).ReplaceAllString(s, "")
+		logs[name], bases[name] = s, base
+	}
+	if logs["real"] != logs["pcpkit"] {
+		t.Errorf("log files differ\nreal:\n%s\npcpkit:\n%s", logs["real"], logs["pcpkit"])
+	}
+	if !strings.Contains(logs["pcpkit"], "Semantic error: derived metric no.sem: ") {
+		t.Errorf("no semantic error in the log:\n%s", logs["pcpkit"])
+	}
+	rm, pm := metaSequence(t, bases["real"]+".meta"), metaSequence(t, bases["pcpkit"]+".meta")
+	if strings.Join(rm, "\n") != strings.Join(pm, "\n") {
+		t.Errorf("metadata sequences differ\nreal:\n%s\npcpkit:\n%s", strings.Join(rm, "\n"), strings.Join(pm, "\n"))
+	}
+	_, rrecs := readRecords(t, bases["real"])
+	_, precs := readRecords(t, bases["pcpkit"])
+	if len(rrecs) != len(precs) {
+		t.Errorf("%d records real, %d pcpkit", len(rrecs), len(precs))
+	}
+	for i := 0; i < len(rrecs) && i < len(precs); i++ {
+		if r, p := shape(rrecs[i]), shape(precs[i]); r != p {
+			t.Errorf("record %d:\nreal   %s\npcpkit %s", i, r, p)
+		}
+	}
+}
