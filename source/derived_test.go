@@ -169,7 +169,7 @@ func values(t *testing.T, vs pmapi.ValueSet) []string {
 	for _, v := range vs.Values {
 		var s string
 		switch {
-		case v.Block != nil && len(v.Block) == 8:
+		case len(v.Block) == 8:
 			s = strconv.FormatUint(binary.BigEndian.Uint64(v.Block), 10)
 		default:
 			s = strconv.FormatUint(uint64(uint32(v.Insitu)), 10)
