@@ -2,6 +2,7 @@ package derive
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/pcpkit/pcpkit/pmapi"
 )
@@ -231,6 +232,16 @@ func (c *Context) Desc(pmid pmapi.PMID) (pmapi.Desc, error) {
 // Local is the context's own derived metrics (pmAddDerived), in the
 // order they were added.
 func (c *Context) Local() []*Metric { return c.local }
+
+// Metrics is the derived metrics the context sees, in the order libpcp
+// grafts their names into the PMNS: the registry's, then the context's
+// own. The slice is the caller's to read, not to change.
+func (c *Context) Metrics() []*Metric {
+	if len(c.local) == 0 {
+		return c.reg.metrics
+	}
+	return append(slices.Clip(c.reg.metrics), c.local...)
+}
 
 // Lookup finds the derived metric name names in this context: the
 // context's own, else a global one (whether or not the PMNS has the name

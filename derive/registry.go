@@ -137,12 +137,12 @@ func (m *Metric) LookupText(help bool) (text string, ok bool) {
 var anonTexts = map[string][2]string{
 	"event.flags": {"Flags for event records",
 		"An anonymous derived metric that is used to encode the event flags\n" +
-			"associated with event records.   See pmUnpackEventRecords(3).\n"},
+			"associated with event records.   See pmUnpackEventRecords(3)."},
 	"event.missed": {"Count of missed event records",
 		"An anonymous derived metric that is used to encode the number of\n" +
 			"event records missed because either the PMDA could not keep up\n" +
 			"or the PMAPI client did not collect the event records fast\n" +
-			"enough.  See pmUnpackEventRecords(3).\n"},
+			"enough.  See pmUnpackEventRecords(3)."},
 }
 
 // Registry is the set of global derived metrics of a process: what

@@ -29,7 +29,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/derive"
@@ -41,24 +40,23 @@ import (
 
 // Context is one PMAPI context. It is not safe for concurrent use.
 type Context struct {
-	kind Kind
-	arc  *replay.Context // an archive context
-	live source.Source   // a host context: a pmcd or the collector
-	host string
+	kind    Kind
+	arc     *replay.Context // an archive context
+	live    source.Source   // a host context: a pmcd or the collector
+	derived *source.Derived // a host context's derived metrics
+	host    string
 
 	reg  *derive.Registry
-	dc   *derive.Context   // the derived metrics of the context
-	ev   *derive.Evaluator // live: their evaluation
-	errw io.Writer         // where libpcp's derived-metric messages go
+	dc   *derive.Context // the derived metrics of the context
+	errw io.Writer       // where libpcp's derived-metric messages go
 
 	ns      *pmns.Namespace // -n: the names
 	base    []string        // the names of ns or of the archive, as grafted
 	trimmed bool            // archive: ns trimmed to the archive's PMIDs
 	tree    *pmns.Grafted   // a local PMNS with the derived names grafted
 
-	origin pmapi.Timestamp // archive: where fetches start (pmSetMode)
-	noted  map[pmapi.PMID]bool
-	descs  map[string]pmapi.Desc // live: operands by name
+	origin pmapi.Timestamp     // archive: where fetches start (pmSetMode)
+	noted  map[pmapi.PMID]bool // archive: semantic errors written
 }
 
 // OpenArchive is pmNewContext(PM_CONTEXT_ARCHIVE, name): name is an
@@ -88,37 +86,10 @@ func OpenArchive(name string, reg *derive.Registry, ns *pmns.Namespace, errw io.
 func (c *Context) graft(base []string) {
 	c.base = base
 	var derived []string
-	for _, m := range c.derivedMetrics() {
+	for _, m := range c.dc.Metrics() {
 		derived = append(derived, m.Name)
 	}
 	c.tree = pmns.NewGrafted(base, derived)
-}
-
-// derivedMetrics are the derived metrics the context sees: the global
-// ones, then its own (AddDerived), in the order libpcp grafts their names
-// into the PMNS.
-func (c *Context) derivedMetrics() []*derive.Metric {
-	if c.dc == nil || len(c.dc.Local()) == 0 {
-		return c.reg.Metrics()
-	}
-	return append(slices.Clip(c.reg.Metrics()), c.dc.Local()...)
-}
-
-// lookupDerived finds a derived metric the context sees by name: its own
-// (AddDerived), else a global one.
-func (c *Context) lookupDerived(name string) (*derive.Metric, bool) {
-	if c.dc != nil {
-		return c.dc.Lookup(name)
-	}
-	return c.reg.Lookup(name)
-}
-
-// lookupDerivedPMID finds a derived metric the context sees by PMID.
-func (c *Context) lookupDerivedPMID(pmid pmapi.PMID) (*derive.Metric, bool) {
-	if c.dc != nil {
-		return c.dc.LookupPMID(pmid)
-	}
-	return c.reg.LookupPMID(pmid)
 }
 
 // AddDerived is pmAddDerivedMetric: a derived metric of this context
@@ -153,30 +124,18 @@ func (c *Context) TrimNamespace() {
 }
 
 // OpenSource makes a host context of a live source (a pmcd client or the
-// built-in collector). The derived metrics of reg are seen in it when
-// they bind against the source's metrics (the names of ns when not nil),
-// which is decided when a traversal or a lookup first reaches them: their
-// semantic errors are written to errw then.
+// built-in collector), with the derived metrics of reg bound against the
+// source's metrics (the names of ns when not nil): see source.Derived. A
+// traversal sees those that bind, which is decided when it first reaches
+// them; their semantic errors are written to errw then.
 func OpenSource(src source.Source, reg *derive.Registry, ns *pmns.Namespace, errw io.Writer) *Context {
-	c := &Context{kind: KindHost, live: src, reg: reg, errw: errw, ns: ns,
-		noted: map[pmapi.PMID]bool{}, descs: map[string]pmapi.Desc{}}
+	d := source.NewDerived(src, reg, source.DerivedOptions{Namespace: ns, Errors: errw})
+	c := &Context{kind: KindHost, live: src, derived: d, dc: d.Context(), reg: reg, errw: errw, ns: ns}
 	c.host = src.Host()
-	c.dc = reg.NewContext(c.lookupDesc)
-	c.ev = c.dc.NewEvaluator(derive.EvalOptions{Names: liveNames{c}})
 	if ns != nil {
 		c.graft(ns.Traverse(""))
 	}
 	return c
-}
-
-// binds reports whether a derived metric binds in a host context (once,
-// its semantic error written the first time).
-func (c *Context) binds(m *derive.Metric) bool {
-	_, err := c.dc.Bind(m)
-	if err != nil {
-		c.noteSemantic(m.PMID)
-	}
-	return err == nil
 }
 
 // Kind is the kind of the context.
@@ -212,69 +171,6 @@ func (c *Context) Rewind() error {
 	return c.arc.SetMode(replay.Forw, c.origin, 0)
 }
 
-// lookupDesc finds an operand's descriptor in a live source, as libpcp's
-// binding does (pmLookupName, then pmLookupDesc).
-func (c *Context) lookupDesc(name string) (pmapi.Desc, bool) {
-	if d, ok := c.descs[name]; ok {
-		return d, d.PMID != pmapi.PMIDNull
-	}
-	d := pmapi.Desc{PMID: pmapi.PMIDNull}
-	pmid := pmapi.PMIDNull
-	if c.ns != nil {
-		if p, ok := c.ns.Lookup(name); ok {
-			pmid = p
-		}
-	} else if ids, err := c.live.LookupNames([]string{name}); err == nil && len(ids) == 1 {
-		pmid = ids[0]
-	}
-	if pmid != pmapi.PMIDNull {
-		if dd, err := c.live.Desc(pmid); err == nil {
-			d = dd
-		}
-	}
-	c.descs[name] = d
-	return d, d.PMID != pmapi.PMIDNull
-}
-
-// liveNames names instances for derived metrics from the source's
-// instance domains.
-type liveNames struct{ c *Context }
-
-func (l liveNames) InstName(indom pmapi.InDom, inst int32, _ pmapi.Timestamp) (string, bool) {
-	insts, names, err := l.c.live.InDom(indom)
-	if err != nil {
-		return "", false
-	}
-	for i, id := range insts {
-		if id == inst && i < len(names) {
-			return names[i], true
-		}
-	}
-	return "", false
-}
-
-func (l liveNames) LookupInst(indom pmapi.InDom, name string, _ pmapi.Timestamp) (int32, bool) {
-	insts, names, err := l.c.live.InDom(indom)
-	if err != nil {
-		return 0, false
-	}
-	for i, n := range names {
-		if n == name && i < len(insts) {
-			return insts[i], true
-		}
-	}
-	return 0, false
-}
-
-// liveDerived reports whether name is a derived metric seen in a host
-// context, and its PMID.
-func (c *Context) liveDerived(name string) (pmapi.PMID, bool) {
-	if m, ok := c.lookupDerived(name); ok && c.binds(m) {
-		return m.PMID, true
-	}
-	return pmapi.PMIDNull, false
-}
-
 // Traverse is pmTraversePMNS: fn is called with each leaf name at or
 // below name ("" for all of them), in libpcp's order. The error is
 // pmapi.ErrName for a name that is not in the namespace.
@@ -293,19 +189,11 @@ func (c *Context) Traverse(name string, fn func(string)) error {
 	if err != nil && !errors.Is(err, pmapi.ErrName) {
 		return err
 	}
-	n := len(names)
+	names = append(names, c.derived.Traverse(name)...)
 	for _, s := range names {
 		fn(s)
 	}
-	for _, m := range c.derivedMetrics() {
-		if name == "" || strings.HasPrefix(m.Name, name) && (len(m.Name) == len(name) || m.Name[len(name)] == '.') {
-			if c.binds(m) {
-				fn(m.Name)
-				n++
-			}
-		}
-	}
-	if n == 0 {
+	if len(names) == 0 {
 		return pmapi.ErrName
 	}
 	return nil
@@ -383,12 +271,11 @@ func (c *Context) LookupNames(names []string) ([]pmapi.PMID, int, error) {
 	return ids, found, nil
 }
 
-// derivedName resolves a name among the derived metrics the context sees.
+// derivedName resolves a name among the derived metrics the context
+// sees, whether or not their definitions bind, as libpcp's pmLookupName
+// does.
 func (c *Context) derivedName(name string) (pmapi.PMID, bool) {
-	if c.kind == KindHost {
-		return c.liveDerived(name)
-	}
-	m, ok := c.lookupDerived(name)
+	m, ok := c.dc.Lookup(name)
 	if !ok {
 		return pmapi.PMIDNull, false
 	}
@@ -398,7 +285,7 @@ func (c *Context) derivedName(name string) (pmapi.PMID, bool) {
 // NameAll is pmNameAll: every name of pmid, in libpcp's order.
 func (c *Context) NameAll(pmid pmapi.PMID) ([]string, error) {
 	if derive.IsDerived(pmid) {
-		if m, ok := c.lookupDerivedPMID(pmid); ok && (c.kind != KindHost || c.binds(m)) {
+		if m, ok := c.dc.LookupPMID(pmid); ok && (c.kind != KindHost || c.derived.Binds(m)) {
 			return []string{m.Name}, nil
 		}
 	}
@@ -440,19 +327,20 @@ func (c *Context) Desc(pmid pmapi.PMID) (pmapi.Desc, error) {
 		return d, err
 	}
 	if derive.IsDerived(pmid) {
-		return c.dc.Desc(pmid)
+		return c.derived.Desc(pmid)
 	}
 	return c.live.Desc(pmid)
 }
 
 // noteSemantic writes a derived metric's semantic error the first time
-// its descriptor is looked up, as libpcp does when it binds the metric.
+// its descriptor is looked up in an archive context, as libpcp does when
+// it binds the metric.
 func (c *Context) noteSemantic(pmid pmapi.PMID) {
 	if c.noted[pmid] {
 		return
 	}
 	c.noted[pmid] = true
-	m, ok := c.lookupDerivedPMID(pmid)
+	m, ok := c.dc.LookupPMID(pmid)
 	if !ok {
 		return
 	}
@@ -470,11 +358,8 @@ func (c *Context) Fetch(pmids []pmapi.PMID) (*pmapi.Result, error) {
 	if c.arc != nil {
 		return c.arc.Fetch(pmids)
 	}
-	res, _, err := c.live.Fetch(c.ev.Prefetch(pmids))
+	res, _, err := c.derived.Fetch(pmids)
 	if err != nil {
-		return nil, err
-	}
-	if res, err = c.ev.Postfetch(pmids, res); err != nil {
 		return nil, err
 	}
 	return cloneResult(res), nil
@@ -632,7 +517,7 @@ func archiveLabels(m *archive.Meta, typ, ident uint32, t pmapi.Timestamp) (sets 
 // text records, or a derived metric's own.
 func (c *Context) Text(kind, ident uint32) (string, error) {
 	if kind&archive.TextPMID != 0 && derive.IsDerived(pmapi.PMID(ident)) {
-		if m, ok := c.lookupDerivedPMID(pmapi.PMID(ident)); ok {
+		if m, ok := c.dc.LookupPMID(pmapi.PMID(ident)); ok {
 			return derivedText(m, kind&archive.TextHelp != 0)
 		}
 	}
@@ -676,7 +561,8 @@ func derivedText(m *derive.Metric, help bool) (string, error) {
 // of a PMNS file (-n) and the derived metrics, looked up without a
 // source (pminfo -n FILE -m).
 func OpenNamespace(ns *pmns.Namespace, reg *derive.Registry) *Context {
-	c := &Context{kind: KindNone, reg: reg, ns: ns, noted: map[pmapi.PMID]bool{}}
+	c := &Context{kind: KindNone, reg: reg, ns: ns}
+	c.dc = reg.NewContext(func(string) (pmapi.Desc, bool) { return pmapi.Desc{}, false })
 	c.graft(ns.Traverse(""))
 	return c
 }

@@ -3,8 +3,6 @@ package pmlogger
 import (
 	"errors"
 	"io"
-	"sort"
-	"strings"
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/derive"
@@ -16,24 +14,22 @@ import (
 // DerivedSource is a source with derived metrics: the metrics of a
 // derive.Registry (loaded from $PCP_DERIVED_CONFIG or --derived) are
 // looked up, described and fetched as if the source had them, with
-// their live PMIDs 511.c.i; the engine logs them as 511.(2048|c).i.
-// Fetching a derived metric fetches its operands too, but only the
-// metrics asked for are returned (operands are not logged unless the
-// configuration names them).
+// their live PMIDs 511.c.i, as source.Derived binds them (libpcp's host
+// context); the engine logs them as 511.(2048|c).i. Fetching a derived
+// metric fetches its operands too, but only the metrics asked for are
+// returned (operands are not logged unless the configuration names
+// them).
 type DerivedSource struct {
 	wrapped
-	reg   *derive.Registry
-	ctx   *derive.Context
-	ev    *derive.Evaluator
-	descs map[string]pmapi.Desc // the source's descriptors, by name
+	reg *derive.Registry
+	d   *source.Derived
 }
 
-// NewDerivedSource wraps src with the derived metrics of reg.
-func NewDerivedSource(src source.Source, reg *derive.Registry) *DerivedSource {
-	d := &DerivedSource{wrapped: wrapped{src}, reg: reg, descs: map[string]pmapi.Desc{}}
-	d.ctx = reg.NewContext(d.lookup)
-	d.ev = d.ctx.NewEvaluator(derive.EvalOptions{Names: sourceNames{d}})
-	return d
+// NewDerivedSource wraps src with the derived metrics of reg. The
+// semantic errors of definitions that do not bind are written to errw
+// (pmlogger's log) when a traversal or a descriptor lookup binds them.
+func NewDerivedSource(src source.Source, reg *derive.Registry, errw io.Writer) *DerivedSource {
+	return &DerivedSource{wrapped: wrapped{src}, reg: reg, d: source.NewDerived(src, reg, source.DerivedOptions{Errors: errw})}
 }
 
 // LoadDerived reads derived metric definitions as libpcp does at start-up
@@ -51,49 +47,6 @@ func LoadDerived(spec, file string, w io.Writer) (*derive.Registry, int, error) 
 	return reg, len(reg.Metrics()), nil
 }
 
-// lookup finds a base metric's descriptor in the source.
-func (d *DerivedSource) lookup(name string) (pmapi.Desc, bool) {
-	if desc, ok := d.descs[name]; ok {
-		return desc, desc.PMID != pmapi.PMIDNull
-	}
-	desc := pmapi.Desc{PMID: pmapi.PMIDNull}
-	if pmids, err := d.Source.LookupNames([]string{name}); err == nil && len(pmids) == 1 && pmids[0] != pmapi.PMIDNull {
-		if dd, err := d.Source.Desc(pmids[0]); err == nil {
-			desc = dd
-		}
-	}
-	d.descs[name] = desc
-	return desc, desc.PMID != pmapi.PMIDNull
-}
-
-// sourceNames names the source's instances for [name] and matchinst(),
-// and lists them for the constants of mkconst(..., meta=m) (PCP 6.3.8's
-// language).
-type sourceNames struct{ d *DerivedSource }
-
-func (n sourceNames) InstName(indom pmapi.InDom, inst int32, at pmapi.Timestamp) (string, bool) {
-	return n.d.instName(indom, inst, at)
-}
-
-// InDomInsts is pmGetInDom of the source.
-func (n sourceNames) InDomInsts(indom pmapi.InDom) ([]int32, error) {
-	insts, _, err := n.d.Source.InDom(indom)
-	return insts, err
-}
-
-func (d *DerivedSource) instName(indom pmapi.InDom, inst int32, _ pmapi.Timestamp) (string, bool) {
-	insts, names, err := d.Source.InDom(indom)
-	if err != nil {
-		return "", false
-	}
-	for i, x := range insts {
-		if x == inst && i < len(names) {
-			return names[i], true
-		}
-	}
-	return "", false
-}
-
 // LookupNames resolves names in the source, then among derived metrics.
 func (d *DerivedSource) LookupNames(names []string) ([]pmapi.PMID, error) {
 	pmids, err := d.Source.LookupNames(names)
@@ -102,7 +55,7 @@ func (d *DerivedSource) LookupNames(names []string) ([]pmapi.PMID, error) {
 	}
 	for i, n := range names {
 		if i < len(pmids) && pmids[i] == pmapi.PMIDNull {
-			if p, _, ok := d.ctx.LookupName(n); ok {
+			if p, ok := d.d.LookupName(n); ok {
 				pmids[i] = p
 			}
 		}
@@ -110,23 +63,14 @@ func (d *DerivedSource) LookupNames(names []string) ([]pmapi.PMID, error) {
 	return pmids, nil
 }
 
-// Traverse adds the derived metrics at or below name to the source's.
+// Traverse adds the derived metrics at or below name that bind to the
+// source's, in the order they were registered.
 func (d *DerivedSource) Traverse(name string) ([]string, error) {
 	names, err := d.Source.Traverse(name)
 	if err != nil && !errors.Is(err, pmapi.ErrName) {
 		return nil, err
 	}
-	var extra []string
-	for _, m := range d.reg.Metrics() {
-		if m.Anon {
-			continue
-		}
-		if m.Name == name || strings.HasPrefix(m.Name, name+".") {
-			extra = append(extra, m.Name)
-		}
-	}
-	sort.Strings(extra)
-	names = append(names, extra...)
+	names = append(names, d.d.Traverse(name)...)
 	if len(names) == 0 {
 		return nil, pmapi.ErrName
 	}
@@ -151,7 +95,7 @@ func (d *DerivedSource) NamesOf(pmid pmapi.PMID) ([]string, error) {
 // Desc describes a derived metric from its bound expression.
 func (d *DerivedSource) Desc(pmid pmapi.PMID) (pmapi.Desc, error) {
 	if d.derived(pmid) {
-		return d.ctx.Desc(pmid)
+		return d.d.Desc(pmid)
 	}
 	return d.Source.Desc(pmid)
 }
@@ -206,7 +150,7 @@ func (d *DerivedSource) Descs(pmids []pmapi.PMID) ([]pmapi.Desc, error) {
 	var base []pmapi.PMID
 	for i, p := range pmids {
 		if d.derived(p) {
-			desc, err := d.ctx.Desc(p)
+			desc, err := d.d.Desc(p)
 			if err != nil {
 				desc = pmapi.Desc{PMID: pmapi.PMIDNull}
 			}
@@ -255,11 +199,5 @@ func (d *DerivedSource) Prefetch(reqs []pmcd.MetaRequest) error {
 // Fetch fetches pmids with the operands of the derived ones, and
 // computes those.
 func (d *DerivedSource) Fetch(pmids []pmapi.PMID) (*pmapi.Result, uint32, error) {
-	fetch := d.ev.Prefetch(pmids)
-	res, changes, err := d.Source.Fetch(fetch)
-	if err != nil {
-		return nil, changes, err
-	}
-	out, err := d.ev.Postfetch(pmids, res)
-	return out, changes, err
+	return d.d.Fetch(pmids)
 }

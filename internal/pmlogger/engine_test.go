@@ -615,7 +615,7 @@ func TestEngineDerived(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := NewDerivedSource(newFake(), reg)
+	src := NewDerivedSource(newFake(), reg, io.Discard)
 	groups, warnings, err := ParseGroups([]byte("log mandatory on 1 msec { fk fake.cpu.user }\n"), "d.config", src, time.Second)
 	msgs.WriteString(warnings)
 	if err != nil || msgs.Len() > 0 {
@@ -700,7 +700,7 @@ func TestEngineDerived638(t *testing.T) {
 	if err != nil || msgs.Len() > 0 || len(reg.Metrics()) != 6 {
 		t.Fatalf("6.3.8: %v, %d metrics, messages:\n%s", err, len(reg.Metrics()), msgs.String())
 	}
-	src := NewDerivedSource(newFake(), reg)
+	src := NewDerivedSource(newFake(), reg, io.Discard)
 	groups, warnings, err := ParseGroups([]byte("log mandatory on 1 msec { fk }\n"), "d.config", src, time.Second)
 	if err != nil || warnings != "" {
 		t.Fatalf("%v\n%s", err, warnings)
@@ -773,7 +773,7 @@ func TestRecordingSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds := NewDerivedSource(pdu, reg)
+	ds := NewDerivedSource(pdu, reg, io.Discard)
 	plain := []LogState{{PMID: pmapi.NewPMID(60, 2, 0), Mandatory: true, On: true}}
 	if got := recordingSource(ds, plain); got != source.Source(pdu) {
 		t.Errorf("no derived metric: recording from %T, want the wrapped %T", got, pdu)

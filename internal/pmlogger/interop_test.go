@@ -205,6 +205,45 @@ func TestInteropSideBySide(t *testing.T) {
 // before every record, the metrics' one-line and help text), and the
 // same metrics in every record.
 func TestInteropDerived(t *testing.T) {
+	defs := "my.cpu.busy = kernel.all.cpu.user + kernel.all.cpu.sys\nmy.free.pct = 100 * mem.util.free / mem.physmem\nmy.pswitch.rate = rate(kernel.all.pswitch)\n" +
+		"my.cpu.busy(oneline) = user and sys time\nmy.free.pct(oneline) = free memory\nmy.free.pct(helptext) = '\\\nPercentage of\nmemory that is free.'\n"
+	for _, version := range []string{"2", "3"} {
+		_, bases := recordDerived(t, defs, "log mandatory on 200 msec { my.cpu.busy my.free.pct my.pswitch.rate kernel.all.cpu.user }\n", "-V", version, "-s", "5")
+		sameRecording(t, "v"+version, bases["real"], bases["pcpkit"])
+		checkReal(t, bases["pcpkit"])
+	}
+}
+
+// TestInteropDerivedBinding records side by side derived metrics whose
+// binding the real pmlogger decides as libpcp's host context does: [name]
+// is pmcd's pmLookupInDom (the proc PMDA finds "1" as "000001 ..."), a
+// traversal skips the definitions that do not bind (writing a semantic
+// error to the log) and includes libpcp's event.flags and event.missed.
+// The logs are the same but for the real tool's cache layer and its
+// check_inst dumps of derived metrics' results.
+func TestInteropDerivedBinding(t *testing.T) {
+	defs := "in.pid = proc.psinfo.pid[1]\nin.zero = proc.psinfo.pid[000001]\nin.one = kernel.all.load[1]\n" +
+		"no.sem = kernel.all.load + disk.dev.read\nno.bad = no.such.metric + 1\n"
+	logs, bases := recordDerived(t, defs, "log mandatory on 200 msec { in no event }\n", "-s", "3")
+	for name, s := range logs {
+		s = regexp.MustCompile(`(?m)^cache_bind\(\).*\n`).ReplaceAllString(s, "")
+		logs[name] = regexp.MustCompile(`(?m)^check_inst: .*\n(__pmResult .*\n)?( .*\n)*`).ReplaceAllString(s, "")
+	}
+	if logs["real"] != logs["pcpkit"] {
+		t.Errorf("log files differ\nreal:\n%s\npcpkit:\n%s", logs["real"], logs["pcpkit"])
+	}
+	if !strings.Contains(logs["pcpkit"], "Semantic error: derived metric no.sem: ") {
+		t.Errorf("no semantic error in the log:\n%s", logs["pcpkit"])
+	}
+	sameRecording(t, "", bases["real"], bases["pcpkit"])
+}
+
+// recordDerived records config from the local pmcd with the derived
+// metrics defs, with the real pmlogger and with pcpkit's (args added to
+// both command lines). It returns their logs, normalized, and their
+// archives, by "real" and "pcpkit".
+func recordDerived(t *testing.T, defs, config string, args ...string) (logs, bases map[string]string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("slow")
 	}
@@ -213,35 +252,40 @@ func TestInteropDerived(t *testing.T) {
 	dir := t.TempDir()
 	exe := testenv.BuildCommand(t, "pmlogger", dir)
 	conf := filepath.Join(dir, "derived.conf")
-	os.WriteFile(conf, []byte("my.cpu.busy = kernel.all.cpu.user + kernel.all.cpu.sys\nmy.free.pct = 100 * mem.util.free / mem.physmem\nmy.pswitch.rate = rate(kernel.all.pswitch)\n"+
-		"my.cpu.busy(oneline) = user and sys time\nmy.free.pct(oneline) = free memory\nmy.free.pct(helptext) = '\\\nPercentage of\nmemory that is free.'\n"), 0o644)
 	cfg := filepath.Join(dir, "derived.config")
-	os.WriteFile(cfg, []byte("log mandatory on 200 msec { my.cpu.busy my.free.pct my.pswitch.rate kernel.all.cpu.user }\n"), 0o644)
+	if os.WriteFile(conf, []byte(defs), 0o644) != nil || os.WriteFile(cfg, []byte(config), 0o644) != nil {
+		t.Fatal("cannot write the configurations")
+	}
 	env := loggerEnv("PCP_DERIVED_CONFIG=" + conf)
-	for _, version := range []string{"2", "3"} {
-		bases := map[string]string{}
-		for name, prog := range map[string]string{"real": real, "pcpkit": exe} {
-			base := filepath.Join(dir, name+version)
-			_, errb, rc := testenv.RunCommand(t, dir, env, prog, "-V", version, "-c", cfg, "-s", "5", "-l", base+".log", base)
-			if rc != 0 {
-				t.Fatalf("%s: rc %d: %s", prog, rc, errb)
-			}
-			bases[name] = base
+	logs, bases = map[string]string{}, map[string]string{}
+	for name, prog := range map[string]string{"real": real, "pcpkit": exe} {
+		base := filepath.Join(dir, name)
+		_, errb, rc := testenv.RunCommand(t, dir, env, prog, append(append([]string{}, args...), "-c", cfg, "-l", base+".log", base)...)
+		if rc != 0 {
+			t.Fatalf("%s: rc %d: %s", prog, rc, errb)
 		}
-		rm, pm := metaSequence(t, bases["real"]+".meta"), metaSequence(t, bases["pcpkit"]+".meta")
-		if strings.Join(rm, "\n") != strings.Join(pm, "\n") {
-			t.Errorf("v%s: metadata sequences differ\nreal:\n%s\npcpkit:\n%s", version, strings.Join(rm, "\n"), strings.Join(pm, "\n"))
+		b, _ := os.ReadFile(base + ".log")
+		logs[name], bases[name] = strings.ReplaceAll(normalizeLog(string(b)), base, "BASE"), base
+	}
+	return logs, bases
+}
+
+// sameRecording compares two archives: the same metadata, record by
+// record, and the same metrics and instances in every record.
+func sameRecording(t *testing.T, what, rb, pb string) {
+	t.Helper()
+	rm, pm := metaSequence(t, rb+".meta"), metaSequence(t, pb+".meta")
+	if strings.Join(rm, "\n") != strings.Join(pm, "\n") {
+		t.Errorf("%s: metadata sequences differ\nreal:\n%s\npcpkit:\n%s", what, strings.Join(rm, "\n"), strings.Join(pm, "\n"))
+	}
+	_, rrecs := readRecords(t, rb)
+	_, precs := readRecords(t, pb)
+	if len(rrecs) != len(precs) {
+		t.Errorf("%s: %d records real, %d pcpkit", what, len(rrecs), len(precs))
+	}
+	for i := 0; i < len(rrecs) && i < len(precs); i++ {
+		if r, p := shape(rrecs[i]), shape(precs[i]); r != p {
+			t.Errorf("%s record %d:\nreal   %s\npcpkit %s", what, i, r, p)
 		}
-		_, rrecs := readRecords(t, bases["real"])
-		_, precs := readRecords(t, bases["pcpkit"])
-		if len(rrecs) != len(precs) {
-			t.Errorf("v%s: %d records real, %d pcpkit", version, len(rrecs), len(precs))
-		}
-		for i := 0; i < len(rrecs) && i < len(precs); i++ {
-			if r, p := shape(rrecs[i]), shape(precs[i]); r != p {
-				t.Errorf("v%s record %d:\nreal   %s\npcpkit %s", version, i, r, p)
-			}
-		}
-		checkReal(t, bases["pcpkit"])
 	}
 }

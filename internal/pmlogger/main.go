@@ -473,7 +473,7 @@ func Main(args []string, stdout, stderr io.Writer, srcs Sources) int {
 			fmt.Fprintf(log, "pmlogger: cannot load derived metrics from \"%s\": %s\n", o.derived, strerr(err))
 			return finished(1)
 		}
-		src = NewDerivedSource(src, reg)
+		src = NewDerivedSource(src, reg, log)
 	}
 
 	// The configuration: preprocessed, parsed and resolved as the real

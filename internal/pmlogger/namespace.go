@@ -13,6 +13,9 @@ import (
 // the wrapper does not answer goes to it, reconnection included.
 type wrapped struct{ source.Source }
 
+// Unwrap is the wrapped source (source.Wrapper).
+func (w wrapped) Unwrap() source.Source { return w.Source }
+
 // Lost passes a Reconnector's answer through.
 func (w wrapped) Lost(err error) bool {
 	if rc, ok := w.Source.(source.Reconnector); ok {

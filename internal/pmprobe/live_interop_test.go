@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pcpkit/pcpkit/internal/pcpconf"
 	"github.com/pcpkit/pcpkit/internal/testenv"
 )
 
@@ -52,6 +53,20 @@ func TestInteropLive(t *testing.T) {
 			testenv.CompareMain(t, "pmprobe", Main, "", append([]string{"--derived=" + conf}, args...))
 		})
 		t.Run("env "+strings.Join(args, " "), func(t *testing.T) { testenv.CompareMain(t, "pmprobe", Main, "", args, "PCP_DERIVED_CONFIG="+conf) })
+	}
+	// [name] is pmcd's pmLookupInDom (the proc PMDA finds "1" as
+	// "000001 ..."), and a definition that does not bind is found by
+	// pmLookupName but not by a traversal: with -n its descriptor fails
+	inst := filepath.Join(t.TempDir(), "inst.conf")
+	if err := os.WriteFile(inst, []byte("in.one = kernel.all.load[1]\nin.pid = proc.psinfo.pid[1]\nin.zero = proc.psinfo.pid[000001]\n"+
+		"in.match = matchinst(/^000001/, proc.psinfo.pid)\nno.sem = kernel.all.load + disk.dev.read\nno.bad = no.such + 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(pcpconf.VarDir(), "pmns", "root")
+	for _, args := range [][]string{{"in", "no"}, {"-v", "in.pid", "in.zero", "in.match"}, {"-n", root, "-v", "no", "in.pid"}, {"-n", root, "-i", "no.sem", "in"}} {
+		t.Run("instances "+strings.Join(args, " "), func(t *testing.T) {
+			testenv.CompareMain(t, "pmprobe", Main, "", args, "PCP_DERIVED_CONFIG="+inst)
+		})
 	}
 	t.Run("system derived", func(t *testing.T) {
 		testenv.CompareMain(t, "pmprobe", Main, "", []string{"-i", "kernel.cpu.util", "disk.dev.await"}, "PCP_DERIVED_CONFIG")

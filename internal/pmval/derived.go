@@ -58,7 +58,7 @@ func (t *tool) useDerived() {
 // or those of the pmcd (live.go).
 func (t *tool) derivedContext() *derive.Context {
 	if t.live != nil {
-		return t.live.dc
+		return t.live.d.Context()
 	}
 	return t.c.Derived()
 }

@@ -11,12 +11,11 @@ import (
 	"strconv"
 
 	"github.com/pcpkit/pcpkit/archive"
-	"github.com/pcpkit/pcpkit/derive"
 	"github.com/pcpkit/pcpkit/internal/metricspec"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/pmcd"
-	"github.com/pcpkit/pcpkit/pmns"
+	"github.com/pcpkit/pcpkit/source"
 )
 
 // Live mode: pmval -h HOST, HOST:metric, or no source at all (pmcd on
@@ -34,9 +33,9 @@ import (
 // does not have is looked up among them, their operands are bound
 // against pmcd's metrics (pmLookupName, pmLookupDesc), and each fetch
 // asks pmcd for the metric (which pmcd answers with an error) and its
-// operands, then computes the metric from those (derive.Evaluator, as
-// pmlogger's DerivedSource does; delta() and rate() from the previous
-// fetch, over the time between pmcd's timestamps).
+// operands, then computes the metric from those (source.Derived, as
+// pmlogger and pminfo do; delta() and rate() from the previous fetch,
+// over the time between pmcd's timestamps).
 
 // liveSource is the metric source of live mode: one pmcd.
 type liveSource struct {
@@ -46,83 +45,8 @@ type liveSource struct {
 	// since the client always fetches every instance.
 	profile map[int32]bool
 
-	// the derived metrics (nil until useDerived)
-	dc    *derive.Context
-	ev    *derive.Evaluator
-	ns    *pmns.Namespace       // -n's PMNS, nil for pmcd's
-	descs map[string]pmapi.Desc // operands' descriptors by name (PMIDNull: none)
-	names map[pmapi.InDom]map[int32]string
-	req   [1]pmapi.PMID
-}
-
-// useDerived makes the derived metrics of reg available, bound against
-// pmcd's metrics (the names in ns when not nil).
-func (s *liveSource) useDerived(reg *derive.Registry, ns *pmns.Namespace) {
-	s.ns = ns
-	s.descs = map[string]pmapi.Desc{}
-	s.names = map[pmapi.InDom]map[int32]string{}
-	s.dc = reg.NewContext(s.lookupDesc)
-	s.ev = s.dc.NewEvaluator(derive.EvalOptions{Names: liveNames{s}})
-}
-
-// lookupDesc finds a metric's descriptor in pmcd, as libpcp's binding of
-// an operand does (pmLookupName, then pmLookupDesc).
-func (s *liveSource) lookupDesc(name string) (pmapi.Desc, bool) {
-	if d, ok := s.descs[name]; ok {
-		return d, d.PMID != pmapi.PMIDNull
-	}
-	d := pmapi.Desc{PMID: pmapi.PMIDNull}
-	pmid := pmapi.PMIDNull
-	if s.ns != nil {
-		if p, ok := s.ns.Lookup(name); ok {
-			pmid = p
-		}
-	} else if ids, err := s.c.LookupNames([]string{name}); err == nil && len(ids) == 1 {
-		pmid = ids[0]
-	}
-	if pmid != pmapi.PMIDNull {
-		if dd, err := s.c.Desc(pmid); err == nil {
-			d = dd
-		}
-	}
-	s.descs[name] = d
-	return d, d.PMID != pmapi.PMIDNull
-}
-
-// liveNames names instances for [name] and matchinst() from pmcd's
-// instance domains (pmNameInDom, pmLookupInDom).
-type liveNames struct{ s *liveSource }
-
-func (l liveNames) InstName(indom pmapi.InDom, inst int32, _ pmapi.Timestamp) (string, bool) {
-	if n, ok := l.s.names[indom][inst]; ok {
-		return n, true
-	}
-	// not known yet: read the instance domain again
-	insts, names, err := l.s.c.InDom(indom)
-	if err != nil {
-		return "", false
-	}
-	m := make(map[int32]string, len(insts))
-	for k, id := range insts {
-		if k < len(names) {
-			m[id] = names[k]
-		}
-	}
-	l.s.names[indom] = m
-	n, ok := m[inst]
-	return n, ok
-}
-
-// InDomInsts lists pmcd's instances of indom (pmGetInDom), for the
-// constants of mkconst(..., meta=m) in PCP 6.3.8's language.
-func (l liveNames) InDomInsts(indom pmapi.InDom) ([]int32, error) {
-	insts, _, err := l.s.c.InDom(indom)
-	return insts, err
-}
-
-func (l liveNames) LookupInst(indom pmapi.InDom, name string, _ pmapi.Timestamp) (int32, bool) {
-	id, err := l.s.c.InstID(indom, name)
-	return id, err == nil
+	d   *source.Derived // the derived metrics, bound against pmcd's metrics (-n's names)
+	req [1]pmapi.PMID
 }
 
 // fetch fetches pmid's current values. The value set is a copy, which
@@ -130,19 +54,10 @@ func (l liveNames) LookupInst(indom pmapi.InDom, name string, _ pmapi.Timestamp)
 // the report loop keeps the previous fetch for rates).
 func (s *liveSource) fetch(pmid pmapi.PMID) (*pmapi.Result, error) {
 	s.req[0] = pmid
-	list := s.req[:]
-	if s.ev != nil {
-		// the metric, then the operands of a derived one
-		list = s.ev.Prefetch(list)
-	}
-	res, _, err := s.c.Fetch(list)
+	// the metric, then the operands of a derived one
+	res, _, err := s.d.Fetch(s.req[:])
 	if err != nil {
 		return nil, err
-	}
-	if s.ev != nil {
-		if res, err = s.ev.Postfetch(s.req[:], res); err != nil {
-			return nil, err
-		}
 	}
 	if len(res.VSets) != 1 {
 		return nil, pmapi.ErrIPC
@@ -181,18 +96,17 @@ func fetchErrText(err error) string {
 	return pmapi.ErrIPC.Error()
 }
 
-// openLive connects to the pmcd named by source and sets the run up as
+// openLive connects to the pmcd named by host and sets the run up as
 // pmval does for a host context: the context's host name, the reporting
 // zone's note, the metric and its instances, and a -x filter.
-func (t *tool) openLive(spec *metricspec.Spec, source string) {
+func (t *tool) openLive(spec *metricspec.Spec, host string) {
 	o := t.o
-	c, err := pmcd.Dial(source)
+	c, err := pmcd.Dial(host)
 	if err != nil {
-		t.fail("pmval: Cannot connect to PMCD on host \"%s\": %s\n", source, pmcd.DialErrorText(err))
+		t.fail("pmval: Cannot connect to PMCD on host \"%s\": %s\n", host, pmcd.DialErrorText(err))
 	}
-	t.live = &liveSource{c: c}
-	t.live.useDerived(t.processRegistry(), t.o.ns)
-	t.source = source
+	t.live = &liveSource{c: c, d: source.NewDerived(c, t.processRegistry(), source.DerivedOptions{Namespace: t.o.ns})}
+	t.source = host
 	t.host = c.Host()
 	if t.host == "" {
 		t.fail("pmval: Cannot evaluate context host name: %s\n", pmapi.Error(0).Error())
