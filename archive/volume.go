@@ -155,10 +155,22 @@ func (v *volume) next(ws *windows, off int64, recno int) ([]byte, error) {
 
 // prev reads the record that ends at off (exclusive), for reading
 // backwards, as next does. At the end of the label it returns io.EOF.
+// Past the end of the volume (an index entry beyond a truncated one)
+// it returns errPastEnd: libpcp's backward read there cannot read the
+// trailer word whole and takes the short read for the end of the
+// volume, as a forward read does.
 func (v *volume) prev(ws *windows, off int64) ([]byte, error) {
 	lowest := v.lowest
 	if off <= lowest {
 		return nil, io.EOF
+	}
+	if off > v.size {
+		if err := v.refreshSize(); err != nil {
+			return nil, v.readErr(off, 0, err, "cannot read the volume's size")
+		}
+		if off > v.size {
+			return nil, errPastEnd
+		}
 	}
 	if off-lowest < 8 {
 		return nil, formatErr(v.path, lowest, 0, pmapi.ErrLogRec, "%d stray bytes before offset %d", off-lowest, off)

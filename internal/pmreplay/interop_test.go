@@ -347,10 +347,6 @@ var damagedDiffer = map[string]string{
 	// refuse to open it (Corrupted record); pmrep opens it (not looked
 	// into)
 	"sample-proc_v3-flipmeta0": "pmrep opens an archive the other tools refuse",
-	// libpcp positions at the index entry past the end of the volume
-	// and finds no values; pcpkit reports a damaged read (as pmval's
-	// TestInteropDamaged)
-	"late-flipindex2": "an index entry past the end of the volume",
 }
 
 // TestInteropDamaged compares pmreplay -o csv -t 1 -s 8 with pmrep on
