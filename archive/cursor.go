@@ -312,6 +312,21 @@ func (c *Cursor) PrevFrame() (raw []byte, vol int, off int64, ok bool) {
 	return raw, v.num, c.off, true
 }
 
+// AfterBadNext moves the cursor where libpcp's read position is left
+// after Next failed with a damaged record (pmapi.ErrLogRec), so that the
+// next read, in either direction, goes on from there as libpcp's does:
+// after the record's header word when its length is less than 8, where
+// it was when the record runs past the end of the volume, and after the
+// record otherwise.
+func (c *Cursor) AfterBadNext() {
+	v, err := c.resolve()
+	if err != nil {
+		return
+	}
+	c.off = v.afterBadNext(&c.a.win, c.off)
+	c.recno = 0
+}
+
 // AfterBadPrev moves the cursor where libpcp's read position is left
 // after Prev failed with a damaged record (pmapi.ErrLogRec): libpcp takes
 // the trailer word before the position as the record's length, reads

@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"encoding/binary"
 	"errors"
 	"io"
 	"path/filepath"
@@ -139,5 +140,48 @@ func TestCursorPrevPastEndEarlierVolume(t *testing.T) {
 	c.SetPosition(2, size(2)+1000)
 	if _, err := c.Prev(); !errors.Is(err, ErrPastEnd) {
 		t.Errorf("Prev past the end of volume 2: %v, want ErrPastEnd", err)
+	}
+}
+
+// TestCursorAfterBadNext: after a forward read fails on a damaged record,
+// libpcp's position is just after the header word when the length is
+// below 8 (a negative one included), where it was when the record runs
+// past the end of the volume, and after the record when its trailer does
+// not match. Checked with the real pmdumplog -r on QA binning (-Dlog: a
+// forward read at 1872 fails with rlen=-7 and the next, backwards, starts
+// at 1876).
+func TestCursorAfterBadNext(t *testing.T) {
+	const first = LabelSizeV2 // the first record's offset in pmcd-v2
+	for _, c := range []struct {
+		name   string
+		change func(vol []byte)
+		want   func(n int64) int64 // n: the first record's length
+	}{
+		{"length 4", func(b []byte) { binary.BigEndian.PutUint32(b[first:], 4) }, func(int64) int64 { return first + 4 }},
+		{"negative length", func(b []byte) { binary.BigEndian.PutUint32(b[first:], 0xfffffff0) }, func(int64) int64 { return first + 4 }},
+		{"past the end", func(b []byte) { binary.BigEndian.PutUint32(b[first:], 0x7ffffff0) }, func(int64) int64 { return first }},
+		{"trailer", func(b []byte) {
+			n := binary.BigEndian.Uint32(b[first:])
+			b[first+int(n)-1] ^= 1
+		}, func(n int64) int64 { return first + n }},
+	} {
+		var n int64
+		base := damagedCopy(t, "pmcd-v2", func(f map[string][]byte) {
+			n = int64(binary.BigEndian.Uint32(f[".0"][first:]))
+			c.change(f[".0"])
+		})
+		a, err := Open(base)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		cur := a.NewCursor()
+		if _, err := cur.Next(); !errors.Is(err, pmapi.ErrLogRec) {
+			t.Errorf("%s: Next: %v, want a damaged record", c.name, err)
+		}
+		cur.AfterBadNext()
+		if vol, off := cur.Position(); vol != 0 || off != c.want(n) {
+			t.Errorf("%s: after the failed read the cursor is at %d:%d, want 0:%d", c.name, vol, off, c.want(n))
+		}
+		a.Close()
 	}
 }

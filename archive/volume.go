@@ -200,6 +200,32 @@ func (v *volume) readErr(off int64, recno int, err error, format string, args ..
 	return formatErr(v.path, off, recno, pmapi.ErrLogRec, format+": %v", append(args, err)...)
 }
 
+// afterBadNext is where libpcp's read position is left after it fails
+// to read a record forwards from off: just after the header word when
+// the length is below the 8 bytes of the two length words (negative
+// included: libpcp's length is a signed int), at off when the record
+// runs past the end of the volume (the short read seeks back), and
+// otherwise after the record (a trailer word that does not match, a
+// record that cannot be decoded). When the header word cannot be read
+// it stays at off.
+func (v *volume) afterBadNext(ws *windows, off int64) int64 {
+	if off < 0 || off+4 > v.size {
+		return off
+	}
+	h, err := ws.bytes(v, off, 4, true)
+	if err != nil {
+		return off
+	}
+	n := int64(int32(binary.BigEndian.Uint32(h)))
+	switch {
+	case n < 8:
+		return off + 4
+	case off+n > v.size:
+		return off
+	}
+	return off + n
+}
+
 // afterBadPrev is where libpcp's read position is left after it fails to
 // read a record backwards that ends at off: it takes the trailer word
 // before off as the record's length, reads the header word that far

@@ -271,6 +271,9 @@ func (r *reader) next() (*archive.Record, error) {
 			continue
 		}
 		if err != nil {
+			if errors.Is(err, pmapi.ErrLogRec) {
+				r.cursor(r.ai).AfterBadNext()
+			}
 			return nil, err
 		}
 		r.mark = markNone
