@@ -318,14 +318,7 @@ func (c *Cursor) PrevFrame() (raw []byte, vol int, off int64, ok bool) {
 // after the record's header word when its length is less than 8, where
 // it was when the record runs past the end of the volume, and after the
 // record otherwise.
-func (c *Cursor) AfterBadNext() {
-	v, err := c.resolve()
-	if err != nil {
-		return
-	}
-	c.off = v.afterBadNext(&c.a.win, c.off)
-	c.recno = 0
-}
+func (c *Cursor) AfterBadNext() { c.afterBad((*volume).afterBadNext) }
 
 // AfterBadPrev moves the cursor where libpcp's read position is left
 // after Prev failed with a damaged record (pmapi.ErrLogRec): libpcp takes
@@ -334,12 +327,15 @@ func (c *Cursor) AfterBadNext() {
 // after that header word, inside (or before) the damaged record, so that
 // the next read backwards goes on from there. When the length reaches
 // before the start of the volume the cursor stays where it is.
-func (c *Cursor) AfterBadPrev() {
+func (c *Cursor) AfterBadPrev() { c.afterBad((*volume).afterBadPrev) }
+
+// afterBad moves the cursor to where move puts it in its volume.
+func (c *Cursor) afterBad(move func(v *volume, ws *windows, off int64) int64) {
 	v, err := c.resolve()
 	if err != nil {
 		return
 	}
-	c.off = v.afterBadPrev(&c.a.win, c.off)
+	c.off = move(v, &c.a.win, c.off)
 	c.recno = 0
 }
 

@@ -58,24 +58,16 @@ func TestCursorPrevPastEndLastVolume(t *testing.T) {
 func pastEndArchive(t *testing.T) *Archive {
 	t.Helper()
 	base := filepath.Join(t.TempDir(), "pe")
-	w := newTestWriter(t, base, WriterOptions{Version: 2})
 	p := pmapi.NewPMID(245, 0, 1)
-	ts := func(s int64) pmapi.Timestamp { return pmapi.Timestamp{Sec: 1700000000 + s} }
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
+	w := u32Writer(t, base, WriterOptions{Version: 2}, p)
+	put := func(s int64, blob int) func() error {
+		return func() error { return w.PutResult(u32Result(pmapi.Timestamp{Sec: 1700000000 + s}, p, blob)) }
+	}
+	for _, step := range []func() error{put(1, 0), w.NewVolume, put(2, 200), put(3, 0), w.NewVolume, put(4, 0), w.Close} {
+		if err := step(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	must(w.PutDesc(pmapi.Desc{PMID: p, Type: pmapi.TypeU32, InDom: pmapi.InDomNull, Sem: pmapi.SemInstant}, []string{"a.b"}))
-	must(w.PutDesc(pmapi.Desc{PMID: p + 1, Type: pmapi.TypeAggregate, InDom: pmapi.InDomNull, Sem: pmapi.SemInstant}, []string{"a.c"}))
-	must(w.PutResult(u32Result(ts(1), p, 0)))
-	must(w.NewVolume())
-	must(w.PutResult(u32Result(ts(2), p, 200)))
-	must(w.PutResult(u32Result(ts(3), p, 0)))
-	must(w.NewVolume())
-	must(w.PutResult(u32Result(ts(4), p, 0)))
-	must(w.Close())
 	a, err := Open(base)
 	if err != nil {
 		t.Fatal(err)
