@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"encoding/binary"
 	"errors"
 	"io"
 	"math"
@@ -166,7 +167,22 @@ func (c *Cursor) Next() (*Record, error) {
 	}
 }
 
+// ErrPastEnd is what Cursor.Prev returns when the cursor lies past the
+// end of the archive's last volume (SetPosition at an index entry that
+// points beyond a truncated or damaged volume): libpcp's backward read
+// there cannot read the trailer word whole, takes the short read for the
+// end of the volume as a forward read does, and so finds the end of the
+// archive (PM_ERR_EOL when no archive follows), not a damaged record.
+// The cursor does not move.
+var ErrPastEnd = errors.New("read position past the end of the last volume")
+
+// errPastEnd is volume.prev's report of a position past the end of
+// its volume.
+var errPastEnd = errors.New("read position past the end of the volume")
+
 // Prev returns the record before the cursor, or io.EOF before the first.
+// Past the end of a volume it reads as libpcp does (pastEnd); past the
+// end of the last volume it returns ErrPastEnd.
 func (c *Cursor) Prev() (*Record, error) {
 	for {
 		v, err := c.resolve()
@@ -191,6 +207,9 @@ func (c *Cursor) Prev() (*Record, error) {
 			c.off = -2
 			continue
 		}
+		if err == errPastEnd {
+			return c.pastEnd()
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -202,6 +221,55 @@ func (c *Cursor) Prev() (*Record, error) {
 		c.recno = 0
 		return &c.rec, nil
 	}
+}
+
+// pastEnd is Prev from past the end of a volume. libpcp's backward read
+// there cannot read the trailer word whole, takes the short read for the
+// end of the volume and goes on, as a forward read does, to the next
+// volume it can open, with the read still backwards: it reads the header
+// word at that volume's label end as the record's length and seeks back
+// over the record from there. When the record is longer than the label,
+// the seek would go before the start of the file and fails, so the read
+// gives the volume's first record whole, and leaves the position at the
+// label end (from which the next read backwards goes to the end of the
+// volume before). Otherwise it reads the label's bytes as a record,
+// which pcpkit takes for damage, as it takes a length longer than the
+// offset the read started from (libpcp's check of a backward read). An
+// empty volume is passed over; with no volume after, the read finds the
+// end of the archive (ErrPastEnd).
+func (c *Cursor) pastEnd() (*Record, error) {
+	from := c.off
+	for i := c.vi + 1; i < len(c.vols); i++ {
+		v, err := c.a.volume(c.vols[i])
+		if err != nil {
+			continue
+		}
+		if v.lowest+4 > v.size {
+			continue
+		}
+		h, err := c.a.win.bytes(v, v.lowest, 4, true)
+		if err != nil {
+			return nil, v.readErr(v.lowest, 0, err, "cannot read record header")
+		}
+		n := int64(binary.BigEndian.Uint32(h))
+		if n-8 <= v.lowest || n-8 > from {
+			return nil, formatErr(v.path, v.lowest, 0, pmapi.ErrLogRec,
+				"reading backwards from offset %d past the end of volume %d: record length %d at the label end of volume %d", from, c.vols[c.vi], n, v.num)
+		}
+		raw, err := v.next(&c.a.win, v.lowest, 2)
+		if err == io.EOF {
+			err = formatErr(v.path, v.lowest, 2, pmapi.ErrLogRec, "unexpected EOF in record header")
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := c.decode(v, raw, v.lowest, 0); err != nil {
+			return nil, err
+		}
+		c.vi, c.off, c.recno = i, v.lowest, 0
+		return &c.rec, nil
+	}
+	return nil, ErrPastEnd
 }
 
 // NextFrame returns the bytes of the record after the cursor (both
@@ -244,6 +312,14 @@ func (c *Cursor) PrevFrame() (raw []byte, vol int, off int64, ok bool) {
 	return raw, v.num, c.off, true
 }
 
+// AfterBadNext moves the cursor where libpcp's read position is left
+// after Next failed with a damaged record (pmapi.ErrLogRec), so that the
+// next read, in either direction, goes on from there as libpcp's does:
+// after the record's header word when its length is less than 8, where
+// it was when the record runs past the end of the volume, and after the
+// record otherwise.
+func (c *Cursor) AfterBadNext() { c.afterBad((*volume).afterBadNext) }
+
 // AfterBadPrev moves the cursor where libpcp's read position is left
 // after Prev failed with a damaged record (pmapi.ErrLogRec): libpcp takes
 // the trailer word before the position as the record's length, reads
@@ -251,12 +327,15 @@ func (c *Cursor) PrevFrame() (raw []byte, vol int, off int64, ok bool) {
 // after that header word, inside (or before) the damaged record, so that
 // the next read backwards goes on from there. When the length reaches
 // before the start of the volume the cursor stays where it is.
-func (c *Cursor) AfterBadPrev() {
+func (c *Cursor) AfterBadPrev() { c.afterBad((*volume).afterBadPrev) }
+
+// afterBad moves the cursor to where move puts it in its volume.
+func (c *Cursor) afterBad(move func(v *volume, ws *windows, off int64) int64) {
 	v, err := c.resolve()
 	if err != nil {
 		return
 	}
-	c.off = v.afterBadPrev(&c.a.win, c.off)
+	c.off = move(v, &c.a.win, c.off)
 	c.recno = 0
 }
 

@@ -155,10 +155,22 @@ func (v *volume) next(ws *windows, off int64, recno int) ([]byte, error) {
 
 // prev reads the record that ends at off (exclusive), for reading
 // backwards, as next does. At the end of the label it returns io.EOF.
+// Past the end of the volume (an index entry beyond a truncated one)
+// it returns errPastEnd: libpcp's backward read there cannot read the
+// trailer word whole and takes the short read for the end of the
+// volume, as a forward read does.
 func (v *volume) prev(ws *windows, off int64) ([]byte, error) {
 	lowest := v.lowest
 	if off <= lowest {
 		return nil, io.EOF
+	}
+	if off > v.size {
+		if err := v.refreshSize(); err != nil {
+			return nil, v.readErr(off, 0, err, "cannot read the volume's size")
+		}
+		if off > v.size {
+			return nil, errPastEnd
+		}
 	}
 	if off-lowest < 8 {
 		return nil, formatErr(v.path, lowest, 0, pmapi.ErrLogRec, "%d stray bytes before offset %d", off-lowest, off)
@@ -186,6 +198,32 @@ func (v *volume) prev(ws *windows, off int64) ([]byte, error) {
 // block).
 func (v *volume) readErr(off int64, recno int, err error, format string, args ...any) error {
 	return formatErr(v.path, off, recno, pmapi.ErrLogRec, format+": %v", append(args, err)...)
+}
+
+// afterBadNext is where libpcp's read position is left after it fails
+// to read a record forwards from off: just after the header word when
+// the length is below the 8 bytes of the two length words (negative
+// included: libpcp's length is a signed int), at off when the record
+// runs past the end of the volume (the short read seeks back), and
+// otherwise after the record (a trailer word that does not match, a
+// record that cannot be decoded). When the header word cannot be read
+// it stays at off.
+func (v *volume) afterBadNext(ws *windows, off int64) int64 {
+	if off < 0 || off+4 > v.size {
+		return off
+	}
+	h, err := ws.bytes(v, off, 4, true)
+	if err != nil {
+		return off
+	}
+	n := int64(int32(binary.BigEndian.Uint32(h)))
+	switch {
+	case n < 8:
+		return off + 4
+	case off+n > v.size:
+		return off
+	}
+	return off + n
 }
 
 // afterBadPrev is where libpcp's read position is left after it fails to

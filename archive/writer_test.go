@@ -591,6 +591,24 @@ func newTestWriter(t *testing.T, base string, opts WriterOptions) *Writer {
 	return w
 }
 
+// u32Writer is newTestWriter with the descriptors of the metrics
+// u32Result's records hold: a.b (a U32, pmid) and a.c (an aggregate,
+// pmid+1).
+func u32Writer(t *testing.T, base string, opts WriterOptions, pmid pmapi.PMID) *Writer {
+	t.Helper()
+	w := newTestWriter(t, base, opts)
+	for _, d := range []struct {
+		typ  pmapi.Type
+		name string
+	}{{pmapi.TypeU32, "a.b"}, {pmapi.TypeAggregate, "a.c"}} {
+		if err := w.PutDesc(pmapi.Desc{PMID: pmid, Type: d.typ, InDom: pmapi.InDomNull, Sem: pmapi.SemInstant}, []string{d.name}); err != nil {
+			t.Fatal(err)
+		}
+		pmid++
+	}
+	return w
+}
+
 func u32Result(t pmapi.Timestamp, pmid pmapi.PMID, blob int) *pmapi.Result {
 	r := &pmapi.Result{Timestamp: t, VSets: []pmapi.ValueSet{{PMID: pmid, NumVal: 1, ValFmt: pmapi.ValFmtInsitu, Values: []pmapi.Value{{Inst: -1, Insitu: 7}}}}}
 	if blob > 0 {
@@ -610,7 +628,7 @@ func TestWriterIndexPolicy(t *testing.T) {
 	base := filepath.Join(dir, "p")
 	p := pmapi.NewPMID(245, 0, 1)
 	id := pmapi.NewInDom(245, 1)
-	w := newTestWriter(t, base, WriterOptions{Version: 3, FlushSize: 1000})
+	w := u32Writer(t, base, WriterOptions{Version: 3, FlushSize: 1000}, p)
 	ts := func(s int64) pmapi.Timestamp { return pmapi.Timestamp{Sec: 1700000000 + s} }
 	must := func(err error) {
 		t.Helper()
@@ -618,8 +636,6 @@ func TestWriterIndexPolicy(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	must(w.PutDesc(pmapi.Desc{PMID: p, Type: pmapi.TypeU32, InDom: pmapi.InDomNull, Sem: pmapi.SemInstant}, []string{"a.b"}))
-	must(w.PutDesc(pmapi.Desc{PMID: p + 1, Type: pmapi.TypeAggregate, InDom: pmapi.InDomNull, Sem: pmapi.SemInstant}, []string{"a.c"}))
 	must(w.PutResult(u32Result(ts(0), p, 0))) // first record: entry
 	must(w.PutResult(u32Result(ts(1), p, 0)))
 	must(w.PutInDom(&InDomRecord{Stamp: ts(2), InDom: id, Insts: []int32{1}, Names: []string{"one"}}))

@@ -271,6 +271,9 @@ func (r *reader) next() (*archive.Record, error) {
 			continue
 		}
 		if err != nil {
+			if errors.Is(err, pmapi.ErrLogRec) {
+				r.cursor(r.ai).AfterBadNext()
+			}
 			return nil, err
 		}
 		r.mark = markNone
@@ -300,6 +303,21 @@ func (r *reader) prev() (*archive.Record, error) {
 				return nil, pmapi.ErrLogOverlap
 			}
 			continue
+		}
+		if errors.Is(err, archive.ErrPastEnd) {
+			// Past the end of the last volume (an index entry beyond
+			// it), libpcp's backward read finds the end of the
+			// archive as a forward read would, and then the archive
+			// after it; with none, the end of the data.
+			if r.ai+1 >= r.set.Len() {
+				return nil, io.EOF
+			}
+			// With one, it gives a <mark> and reads the next
+			// archive's first record as if backwards: not followed.
+			vol, off := r.cursor(r.ai).Position()
+			a := r.set.Archive(r.ai)
+			return nil, &archive.FormatError{File: a.VolumePath(vol), Offset: off, Code: pmapi.ErrLogRec,
+				Detail: "reading backwards from past the end of an archive that is not the last"}
 		}
 		if err != nil {
 			if errors.Is(err, pmapi.ErrLogRec) {

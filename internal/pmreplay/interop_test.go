@@ -343,14 +343,18 @@ func TestDroppedOnly(t *testing.T) {
 // pmreplay is known to differ from pmrep 6.0.3, and why.
 var damagedDiffer = map[string]string{
 	"bug-1044-flipmeta5": "pmrep 6.0.3 dies of SIGFPE (exit 136) before printing anything",
-	// pmval, pmdumplog, pminfo and a pmContext made in Python all
-	// refuse to open it (Corrupted record); pmrep opens it (not looked
-	// into)
-	"sample-proc_v3-flipmeta0": "pmrep opens an archive the other tools refuse",
-	// libpcp positions at the index entry past the end of the volume
-	// and finds no values; pcpkit reports a damaged read (as pmval's
-	// TestInteropDamaged)
-	"late-flipindex2": "an index entry past the end of the volume",
+	// The flipped bit makes the last label set of a label record
+	// (offset 3503 of the .meta) announce 4 bytes of JSON, which take
+	// the place of its label count: libpcp 6.0.3's __pmLogLoadLabelSet
+	// then reads the count 4 bytes past the end of its 180-byte copy
+	// of the record's body (valgrind: "Invalid read of size 4 ... 0
+	// bytes after a block of size 180"), and whatever the heap holds
+	// there decides: pmval, pmdumplog, pminfo and a pmContext made in
+	// Python find garbage ("corrupted labelset. nlabels=207012182"
+	// with -Dlogmeta) and refuse the archive (Corrupted record), pmrep
+	// happens to find zero and opens it. An out-of-bounds read nobody
+	// can depend on: pcpkit refuses the record, as the other tools do.
+	"sample-proc_v3-flipmeta0": "libpcp reads a label count past the end of the record: heap garbage decides",
 }
 
 // TestInteropDamaged compares pmreplay -o csv -t 1 -s 8 with pmrep on
