@@ -16,11 +16,12 @@ import (
 	"strings"
 
 	"github.com/pcpkit/pcpkit/internal/getopt"
+	"github.com/pcpkit/pcpkit/internal/pmrepconf"
 	"github.com/pcpkit/pcpkit/internal/sampler"
 	"github.com/pcpkit/pcpkit/internal/version"
 )
 
-const shortOpts = "a:D:t:S:T:O:s:zZ:o:P:0:l:rHV?"
+const shortOpts = "a:D:t:S:T:O:s:zZ:o:P:0:l:rRq:Q:b:B:y:Y:HV?"
 
 const optJSON = 1000
 
@@ -39,6 +40,13 @@ var longOpts = []getopt.Long{
 	{Name: "precision-force", HasArg: true, Short: '0'},
 	{Name: "delimiter", HasArg: true, Short: 'l'},
 	{Name: "raw", Short: 'r'},
+	{Name: "raw-prefer", Short: 'R'},
+	{Name: "count-scale", HasArg: true, Short: 'q'},
+	{Name: "count-scale-force", HasArg: true, Short: 'Q'},
+	{Name: "space-scale", HasArg: true, Short: 'b'},
+	{Name: "space-scale-force", HasArg: true, Short: 'B'},
+	{Name: "time-scale", HasArg: true, Short: 'y'},
+	{Name: "time-scale-force", HasArg: true, Short: 'Y'},
 	{Name: "no-header", Short: 'H'},
 	{Name: "json", Short: optJSON, Exact: true},
 	{Name: "version", Short: 'V'},
@@ -66,6 +74,13 @@ Options:
   -0 N, --precision-force=N force N digits after the decimal point
   -l STR, --delimiter=STR   column delimiter (default ",")
   -r, --raw                 raw counter values (no rate conversion)
+  -R, --raw-prefer          as -r for the metrics whose specification has no type
+  -q SCALE, --count-scale=SCALE
+                            default unit of count metrics (-Q: forced)
+  -b SCALE, --space-scale=SCALE
+                            default unit of space metrics (-B: forced)
+  -y SCALE, --time-scale=SCALE
+                            default unit of time metrics (-Y: forced)
   -H, --no-header           no header line
   --json                    JSON Lines output (see docs/json.md)
   -V, --version             display the PCP and pcpkit versions and exit
@@ -73,7 +88,7 @@ Options:
 `
 
 type options struct {
-	sampler.Options           // -a, -t, -S, -T, -O, -s, -z, -Z, -r, metrics
+	sampler.Options           // -a, -t, -S, -T, -O, -s, -z, -Z, -r, -q...-Y, metrics
 	output                    string
 	precision, precisionForce int // -1: not given
 	delimiter                 string
@@ -186,7 +201,12 @@ func parse(args []string) (*options, string) {
 	if errs.Len() > 0 {
 		return nil, errs.String()
 	}
-	o.Metrics = operands
+	// compact metricspecs (metric,label,instances,unit/scale,type,...)
+	names, specs, _, err := (&pmrepconf.Config{}).Metrics(operands, func(string) bool { return false })
+	if err != nil {
+		return nil, err.Error()
+	}
+	o.Metrics, o.Specs = names, specs
 	return o, ""
 }
 
