@@ -25,7 +25,7 @@ const shortOpts = "a:D:t:S:T:O:s:zZ:o:P:0:l:rRq:Q:b:B:y:Y:HV?"
 
 const optJSON = 1000
 
-var longOpts = []getopt.Long{
+var longOpts = append([]getopt.Long{
 	{Name: "archive", HasArg: true, Short: 'a'},
 	{Name: "debug", HasArg: true, Short: 'D'},
 	{Name: "interval", HasArg: true, Short: 't'},
@@ -41,17 +41,11 @@ var longOpts = []getopt.Long{
 	{Name: "delimiter", HasArg: true, Short: 'l'},
 	{Name: "raw", Short: 'r'},
 	{Name: "raw-prefer", Short: 'R'},
-	{Name: "count-scale", HasArg: true, Short: 'q'},
-	{Name: "count-scale-force", HasArg: true, Short: 'Q'},
-	{Name: "space-scale", HasArg: true, Short: 'b'},
-	{Name: "space-scale-force", HasArg: true, Short: 'B'},
-	{Name: "time-scale", HasArg: true, Short: 'y'},
-	{Name: "time-scale-force", HasArg: true, Short: 'Y'},
 	{Name: "no-header", Short: 'H'},
 	{Name: "json", Short: optJSON, Exact: true},
 	{Name: "version", Short: 'V'},
 	{Name: "help", Short: '?'},
-}
+}, sampler.ScaleLongOpts...)
 
 const usage = `Usage: pmreplay [option...] metricspec [...]
 
@@ -75,13 +69,7 @@ Options:
   -l STR, --delimiter=STR   column delimiter (default ",")
   -r, --raw                 raw counter values (no rate conversion)
   -R, --raw-prefer          as -r for the metrics whose specification has no type
-  -q SCALE, --count-scale=SCALE
-                            default unit of count metrics (-Q: forced)
-  -b SCALE, --space-scale=SCALE
-                            default unit of space metrics (-B: forced)
-  -y SCALE, --time-scale=SCALE
-                            default unit of time metrics (-Y: forced)
-  -H, --no-header           no header line
+` + sampler.ScaleUsage + `  -H, --no-header           no header line
   --json                    JSON Lines output (see docs/json.md)
   -V, --version             display the PCP and pcpkit versions and exit
   -?, --help                show this usage message and exit

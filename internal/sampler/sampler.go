@@ -62,10 +62,10 @@ type Options struct {
 	Filter  // -i, -j, -n, -J, -8, -9
 	Scales  // -q, -Q, -b, -B, -y, -Y
 	// SkipInvalid leaves out the metrics pmrep refuses (unknown names,
-	// types it cannot report, not in the archive, bad derivations)
-	// instead of failing: what reporting every metric of an archive, or
-	// the same metrics of many archives, needs. ErrNoMetrics when none is
-	// left.
+	// types it cannot report, not in the archive, bad derivations,
+	// scales it cannot convert to) instead of failing: what reporting
+	// every metric of an archive, or the same metrics of many archives,
+	// needs. ErrNoMetrics when none is left.
 	SkipInvalid bool
 	Stderr      io.Writer // the derived metrics' warnings
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pcpkit/pcpkit/derive"
+	"github.com/pcpkit/pcpkit/internal/getopt"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -21,6 +22,25 @@ type Scales struct {
 	Time, TimeForce   string
 }
 
+// ScaleLongOpts are pmrep's long names of the scale options.
+var ScaleLongOpts = []getopt.Long{
+	{Name: "count-scale", HasArg: true, Short: 'q'},
+	{Name: "count-scale-force", HasArg: true, Short: 'Q'},
+	{Name: "space-scale", HasArg: true, Short: 'b'},
+	{Name: "space-scale-force", HasArg: true, Short: 'B'},
+	{Name: "time-scale", HasArg: true, Short: 'y'},
+	{Name: "time-scale-force", HasArg: true, Short: 'Y'},
+}
+
+// ScaleUsage is the usage text of the scale options.
+const ScaleUsage = `  -q SCALE, --count-scale=SCALE
+                            default unit of count metrics (-Q: forced)
+  -b SCALE, --space-scale=SCALE
+                            default unit of space metrics (-B: forced)
+  -y SCALE, --time-scale=SCALE
+                            default unit of time metrics (-Y: forced)
+`
+
 // parseOption applies pmrep's scale option short (-q, -Q, -b, -B, -y,
 // -Y) with its argument arg to s.
 func (s *Scales) parseOption(short rune, arg string) bool {
@@ -34,11 +54,14 @@ func (s *Scales) parseOption(short rune, arg string) bool {
 
 // conversion is a fetchgroup item's value conversion (libpcp's
 // pmfg_prep_conversion): counters to rates per second, and values
-// converted by pmConvScale to the units out, then multiplied by mult.
+// converted by pmConvScale to the units out (for a double, a product by
+// factor; scaleOK false: pmConvScale fails), then multiplied by mult.
 type conversion struct {
 	rate, unit bool
 	out        pmapi.Units
 	mult       float64
+	factor     float64
+	scaleOK    bool
 }
 
 // errConv is the fetchgroup's refusal of a metric's scale: pmrep's
@@ -115,7 +138,7 @@ func prepConversion(d pmapi.Desc, s string) (conversion, error) {
 	}
 	switch in.DimTime {
 	case out.DimTime:
-		return conversion{unit: true, out: out, mult: mult}, nil
+		return scaling(in, conversion{unit: true, out: out, mult: mult}), nil
 	case out.DimTime + 1:
 		switch out.ScaleTime {
 		case pmapi.TimeNSec:
@@ -133,9 +156,17 @@ func prepConversion(d pmapi.Desc, s string) (conversion, error) {
 			return conversion{}, errConv
 		}
 		out.DimTime++
-		return conversion{rate: true, unit: true, out: out, mult: mult}, nil
+		return scaling(in, conversion{rate: true, unit: true, out: out, mult: mult}), nil
 	}
 	return conversion{}, errConv
+}
+
+// scaling sets c's pmConvScale factor from units in to c.out: pmConvScale
+// converts a double v to v * (mult/div), mult and div integers of the
+// units, so the conversion of 1 is the factor.
+func scaling(in pmapi.Units, c conversion) conversion {
+	_, c.factor, c.scaleOK = derive.ConvScale(pmapi.TypeDouble, 0, 1, in, c.out)
+	return c
 }
 
 // prepareUnits sets each metric's output type and conversion as
@@ -146,13 +177,16 @@ func prepConversion(d pmapi.Desc, s string) (conversion, error) {
 // are its units, double again for a counter converted to rates, string
 // for strings), and the fetchgroup's conversion of the scale's label
 // (pmrep's "Impossible value or scale conversion" when it fails). With
-// SkipInvalid, a metric whose scale fails is left out instead.
+// SkipInvalid, a metric whose scale fails is left out instead, unless
+// the scale is one given (a specification's or an option's) that
+// pmParseUnitsStr refuses.
 func (r *Sampler) prepareUnits() error {
 	keep := r.Metrics[:0]
 	pmids := r.pmids[:0]
 	for i, m := range r.Metrics {
 		if err := r.prepareUnit(m); err != nil {
-			if !r.o.SkipInvalid {
+			var bad *badScale
+			if !r.o.SkipInvalid || errors.As(err, &bad) && bad.given {
 				return err
 			}
 			continue
@@ -179,8 +213,7 @@ func (r *Sampler) prepareUnit(m *Metric) error {
 	s := r.o.Scales.scale(m.spec, d)
 	units, _, err := pmapi.ParseUnits(s)
 	if err != nil {
-		// pmrep's message: str() of the pmErr, the unit/scale
-		return fmt.Errorf("%s %s %v: %s.\n", pmapi.ErrConv.Name(), pmapi.ErrConv.Error(), err, s)
+		return &badScale{scale: s, err: err, given: s != d.Units.String()}
 	}
 	counter := !raw && d.Sem == pmapi.SemCounter
 	switch {
@@ -195,13 +228,26 @@ func (r *Sampler) prepareUnit(m *Metric) error {
 	return nil
 }
 
+// badScale is a scale pmParseUnitsStr refuses (given: not the metric's
+// own units).
+type badScale struct {
+	scale string
+	err   error
+	given bool
+}
+
+// Error is pmrep's message: str() of the pmErr, then the scale.
+func (e *badScale) Error() string {
+	return fmt.Sprintf("%s %s %v: %s.\n", pmapi.ErrConv.Name(), pmapi.ErrConv.Error(), e.err, e.scale)
+}
+
 // rescale is the fetchgroup's unit conversion of x (a value or a rate)
 // to m's scale: pmConvScale, then the multiplier. It reports false when
 // pmConvScale fails.
 func (m *Metric) rescale(x float64) (float64, bool) {
-	if !m.conv.unit {
+	c := &m.conv
+	if !c.unit {
 		return x, true
 	}
-	_, y, ok := derive.ConvScale(pmapi.TypeDouble, 0, x, m.Desc.Units, m.conv.out)
-	return y * m.conv.mult, ok
+	return x * c.factor * c.mult, c.scaleOK
 }
