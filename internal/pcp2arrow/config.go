@@ -15,14 +15,17 @@ import (
 // found of them read when -c is not given.
 var defaultConfig = []string{"./pcp2arrow.conf", "$HOME/.pcp2arrow.conf", "$HOME/.pcp/pcp2arrow.conf", "$PCP_SYSCONF_DIR/pcp2arrow.conf"}
 
-// configKeys are the keys of upstream pcp2arrow's [options] section.
-// pcp2arrow applies samples, interval, type, type_prefer, instances,
-// live_filter, invert_filter, rank, limit_filter, limit_filter_force and
-// version; the others (a live source, daemon, labels in pmrep's outputs)
-// are accepted and change nothing.
+// configKeys are the keys of upstream pcp2arrow's [options] section,
+// and pmrep's scale keys (pcpkit's: upstream pcp2arrow has no unit
+// options). pcp2arrow applies samples, interval, type, type_prefer,
+// instances, live_filter, invert_filter, rank, limit_filter,
+// limit_filter_force, version and the scales; the others (a live
+// source, daemon, labels in pmrep's outputs) are accepted and change
+// nothing.
 var configKeys = []string{"source", "output", "samples", "interval", "type", "daemonize", "version",
 	"type_prefer", "limit_filter", "limit_filter_force", "live_filter", "rank", "invert_filter",
-	"names_change", "speclocal", "instances", "include_labels"}
+	"names_change", "speclocal", "instances", "include_labels",
+	"count_scale", "count_scale_force", "space_scale", "space_scale_force", "time_scale", "time_scale_force"}
 
 func isConfigKey(k string) bool { return slices.Contains(configKeys, k) }
 
@@ -102,6 +105,18 @@ func (o *options) setConfigOption(k, v string) string {
 		short = '8'
 	case "limit_filter_force":
 		short = '9'
+	case "count_scale":
+		short = 'q'
+	case "count_scale_force":
+		short = 'Q'
+	case "space_scale":
+		short = 'b'
+	case "space_scale_force":
+		short = 'B'
+	case "time_scale":
+		short = 'y'
+	case "time_scale_force":
+		short = 'Y'
 	case "version":
 		if text != "1" {
 			return fmt.Sprintf("Incompatible configuration file version (read v%s, need v1).\n", text)

@@ -28,7 +28,7 @@ import (
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
-const shortOpts = "a:A:c:D:e:h:i:J:jK:Lno:O:rRs:S:t:T:zZ:8:9:V?"
+const shortOpts = "a:A:b:B:c:D:e:h:i:J:jK:Lno:O:q:Q:rRs:S:t:T:y:Y:zZ:8:9:V?"
 
 const (
 	optLayout = 1000 + iota
@@ -37,7 +37,7 @@ const (
 	optLabels
 )
 
-var longOpts = []getopt.Long{
+var longOpts = append([]getopt.Long{
 	{Name: "archive", HasArg: true, Short: 'a'},
 	{Name: "align", HasArg: true, Short: 'A'},
 	{Name: "config", HasArg: true, Short: 'c'},
@@ -68,7 +68,7 @@ var longOpts = []getopt.Long{
 	{Name: "labels", Short: optLabels, Exact: true},
 	{Name: "version", Short: 'V'},
 	{Name: "help", Short: '?'},
-}
+}, sampler.ScaleLongOpts...)
 
 const usage = `Usage: pcp2arrow [option...] [metricspec ...]
 
@@ -86,8 +86,8 @@ Options:
   -O TIME, --origin=TIME    initial sample time within the time window
   -s N, --samples=N         number of samples
   -r, --raw                 raw counter values (no rate conversion)
-  -R, --raw-prefer          as -r (there are no per-metric specifications)
-  -A TIME, --align=TIME     align the first sample on a multiple of TIME
+  -R, --raw-prefer          as -r for the metrics whose specification has no type
+` + sampler.ScaleUsage + `  -A TIME, --align=TIME     align the first sample on a multiple of TIME
   -e DERIVED, --derived=DERIVED
                             derived metrics: name=expression;... or a file
                             (starting with / or .)

@@ -16,15 +16,16 @@ import (
 	"strings"
 
 	"github.com/pcpkit/pcpkit/internal/getopt"
+	"github.com/pcpkit/pcpkit/internal/pmrepconf"
 	"github.com/pcpkit/pcpkit/internal/sampler"
 	"github.com/pcpkit/pcpkit/internal/version"
 )
 
-const shortOpts = "a:D:t:S:T:O:s:zZ:o:P:0:l:rHV?"
+const shortOpts = "a:D:t:S:T:O:s:zZ:o:P:0:l:rRq:Q:b:B:y:Y:HV?"
 
 const optJSON = 1000
 
-var longOpts = []getopt.Long{
+var longOpts = append([]getopt.Long{
 	{Name: "archive", HasArg: true, Short: 'a'},
 	{Name: "debug", HasArg: true, Short: 'D'},
 	{Name: "interval", HasArg: true, Short: 't'},
@@ -39,11 +40,12 @@ var longOpts = []getopt.Long{
 	{Name: "precision-force", HasArg: true, Short: '0'},
 	{Name: "delimiter", HasArg: true, Short: 'l'},
 	{Name: "raw", Short: 'r'},
+	{Name: "raw-prefer", Short: 'R'},
 	{Name: "no-header", Short: 'H'},
 	{Name: "json", Short: optJSON, Exact: true},
 	{Name: "version", Short: 'V'},
 	{Name: "help", Short: '?'},
-}
+}, sampler.ScaleLongOpts...)
 
 const usage = `Usage: pmreplay [option...] metricspec [...]
 
@@ -66,14 +68,15 @@ Options:
   -0 N, --precision-force=N force N digits after the decimal point
   -l STR, --delimiter=STR   column delimiter (default ",")
   -r, --raw                 raw counter values (no rate conversion)
-  -H, --no-header           no header line
+  -R, --raw-prefer          as -r for the metrics whose specification has no type
+` + sampler.ScaleUsage + `  -H, --no-header           no header line
   --json                    JSON Lines output (see docs/json.md)
   -V, --version             display the PCP and pcpkit versions and exit
   -?, --help                show this usage message and exit
 `
 
 type options struct {
-	sampler.Options           // -a, -t, -S, -T, -O, -s, -z, -Z, -r, metrics
+	sampler.Options           // -a, -t, -S, -T, -O, -s, -z, -Z, -r, -q...-Y, metrics
 	output                    string
 	precision, precisionForce int // -1: not given
 	delimiter                 string
@@ -186,7 +189,12 @@ func parse(args []string) (*options, string) {
 	if errs.Len() > 0 {
 		return nil, errs.String()
 	}
-	o.Metrics = operands
+	// compact metricspecs (metric,label,instances,unit/scale,type,...)
+	names, specs, _, err := (&pmrepconf.Config{}).Metrics(operands, func(string) bool { return false })
+	if err != nil {
+		return nil, err.Error()
+	}
+	o.Metrics, o.Specs = names, specs
 	return o, ""
 }
 

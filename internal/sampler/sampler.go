@@ -60,11 +60,12 @@ type Options struct {
 	// separated by ";"), registered before the metrics are resolved.
 	Derived string
 	Filter  // -i, -j, -n, -J, -8, -9
+	Scales  // -q, -Q, -b, -B, -y, -Y
 	// SkipInvalid leaves out the metrics pmrep refuses (unknown names,
-	// types it cannot report, not in the archive, bad derivations)
-	// instead of failing: what reporting every metric of an archive, or
-	// the same metrics of many archives, needs. ErrNoMetrics when none is
-	// left.
+	// types it cannot report, not in the archive, bad derivations,
+	// scales it cannot convert to) instead of failing: what reporting
+	// every metric of an archive, or the same metrics of many archives,
+	// needs. ErrNoMetrics when none is left.
 	SkipInvalid bool
 	Stderr      io.Writer // the derived metrics' warnings
 }
@@ -85,16 +86,13 @@ type Metric struct {
 	OType pmapi.Type // the type values are converted to
 	// Vals are the values of the last sample, by column, after the
 	// filters (-j, -J, -8, -9).
-	Vals     []Value
-	fg       []Value          // the fetchgroup's values (Vals without filters)
-	live     []*regexp.Regexp // -j: the instance filters
-	src      []int            // -i naming an instance twice: see sources
-	spec     *Spec            // its specification's settings (nil: none)
-	lim      int              // its value limit (-8, -9)
-	rate     bool             // counters converted to rates
-	convert  bool             // the value goes through a double (units given)
-	timeMult float64          // rates of time counters: the fetchgroup's scaling
-	timeConv float64          //   (pmConvScale's factor, then its multiplier)
+	Vals []Value
+	fg   []Value          // the fetchgroup's values (Vals without filters)
+	live []*regexp.Regexp // -j: the instance filters
+	src  []int            // -i naming an instance twice: see sources
+	spec *Spec            // its specification's settings (nil: none)
+	lim  int              // its value limit (-8, -9)
+	conv conversion       // the fetchgroup's conversion of its values
 }
 
 // Kind says which field of a Value holds it.
@@ -147,7 +145,8 @@ type indomCache struct {
 }
 
 // ParseOption applies pmrep's option short (-t, -S, -T, -O, -s, -z,
-// -Z, -r, -R, -A, -e, and the filters' -i, -j, -n, -J, -8, -9) with its
+// -Z, -r, -R, -A, -e, the filters' -i, -j, -n, -J, -8, -9 and the
+// scales' -q, -Q, -b, -B, -y, -Y) with its
 // argument arg to o. It returns false for any other
 // option, and a complaint (without the tool's name, nor a newline) for a
 // bad argument.
@@ -179,6 +178,8 @@ func (o *Options) ParseOption(short rune, arg string) (ok bool, complaint string
 		o.Align = &arg
 	case 'e':
 		o.Derived += ";" + arg
+	case 'q', 'Q', 'b', 'B', 'y', 'Y':
+		o.Scales.parseOption(short, arg)
 	default:
 		return o.Filter.parseOption(short, arg)
 	}
@@ -284,6 +285,9 @@ func Open(o *Options) (*Sampler, error) {
 		return fail(err)
 	}
 	if err := r.prepareFilters(); err != nil {
+		return fail(err)
+	}
+	if err := r.prepareUnits(); err != nil {
 		return fail(err)
 	}
 	return r, nil
@@ -444,10 +448,6 @@ func (r *Sampler) addLeaf(name string, sp *Spec, seen map[pmapi.PMID]bool, anon 
 	default:
 		return fmt.Errorf("Invalid metric %s (PM_ERR_TYPE Unknown or illegal metric type).\n", name)
 	}
-	raw, err := sp.raw(r.o, name, d)
-	if err != nil {
-		return err
-	}
 	seen[pmid] = true
 	m := &Metric{Name: name, PMID: pmid, Desc: d, spec: sp}
 	if d.InDom == pmapi.InDomNull {
@@ -466,34 +466,6 @@ func (r *Sampler) addLeaf(name string, sp *Spec, seen map[pmapi.PMID]bool, anon 
 	}
 	m.Vals = make([]Value, len(m.Cols))
 	m.fg = m.Vals
-	// pmrep's scale: the units, " / s" added for a counter
-	// converted to a rate; the fetchgroup converts counters
-	// to rates when that is empty (no scale), and otherwise
-	// as the scale's dimensions say.
-	units := d.Units.String()
-	m.OType = d.Type
-	m.timeConv, m.timeMult = 1, 1
-	counter := d.Sem == pmapi.SemCounter
-	if counter && !raw && d.Type != pmapi.TypeString {
-		m.OType = pmapi.TypeDouble
-		if strings.Contains(units, "/") {
-			m.convert = true
-		} else {
-			m.rate = true
-			if d.Units.DimTime == 1 && d.Units.DimSpace == 0 && d.Units.DimCount == 0 {
-				// "ms/s" and the like: pmParseUnitsStr
-				// cancels the time dimension into a
-				// multiplier, which the fetchgroup scales
-				// to nanoseconds, and pmConvScale scales
-				// the value to nanoseconds.
-				m.timeConv, m.timeMult = timeScaling(d.Units.ScaleTime)
-			}
-		}
-	} else if units == "" {
-		m.rate = counter
-	} else {
-		m.convert = true
-	}
 	r.Metrics = append(r.Metrics, m)
 	r.pmids = append(r.pmids, pmid)
 	return nil
@@ -503,27 +475,6 @@ func (r *Sampler) addLeaf(name string, sp *Spec, seen map[pmapi.PMID]bool, anon 
 // "Invalid metric NAME (PM_ERR_... text)." and a newline.
 func invalidMetric(name string, code pmapi.Error) error {
 	return fmt.Errorf("%s", "Invalid metric "+name+" ("+code.Name()+" "+code.Error()+").\n")
-}
-
-// timeScaling is, for a counter of time in the given scale, pmConvScale's
-// factor to nanoseconds and the fetchgroup's multiplier (pmParseUnitsStr's
-// for "<unit>/s", divided by 1e9), as PCP 6.0.3 computes them.
-func timeScaling(scale uint8) (conv, mult float64) {
-	switch scale {
-	case pmapi.TimeNSec:
-		return 1, 999999999.9999999 / 1e9
-	case pmapi.TimeUSec:
-		return 1e3, 1e6 / 1e9
-	case pmapi.TimeMSec:
-		return 1e6, 1e3 / 1e9
-	case pmapi.TimeSec:
-		return 1e9, 1 / 1e9
-	case pmapi.TimeMin:
-		return 60e9, 0.016666666666666666 / 1e9
-	case pmapi.TimeHour:
-		return 3600e9, 0.0002777777777777778 / 1e9
-	}
-	return 1, 1
 }
 
 type instPair struct {
@@ -674,7 +625,7 @@ func (r *Sampler) convert(m *Metric, k int, v *pmapi.Value, res *pmapi.Result) V
 	if err != nil {
 		return Value{}
 	}
-	if m.rate {
+	if m.conv.rate {
 		if r.prev == nil {
 			return Value{} // PM_ERR_AGAIN
 		}
@@ -712,12 +663,16 @@ func (r *Sampler) convert(m *Metric, k int, v *pmapi.Value, res *pmapi.Result) V
 				d += float64(math.MaxUint64) + 1
 			}
 		}
-		d /= dt
-		d = d * m.timeConv / 1
-		d *= m.timeMult
-		return stuff(d, m.OType)
+		x = d / dt
 	}
-	if m.convert {
+	if m.conv.rate || m.conv.unit {
+		x, ok := m.rescale(x)
+		if !ok {
+			return Value{}
+		}
+		return stuff(x, m.OType)
+	}
+	if m.OType != typ {
 		return stuff(x, m.OType)
 	}
 	// pmExtractValue to the metric's own type

@@ -59,4 +59,17 @@ func TestSkipInvalid(t *testing.T) {
 	if _, err := Open(o); !errors.Is(err, ErrNoMetrics) {
 		t.Errorf("Open with no metric left: %v", err)
 	}
+	// a scale the fetchgroup refuses: left out; one pmParseUnitsStr
+	// refuses: pmrep's message
+	o.Metrics = []string{"mem.util.used", "kernel.all.nprocs"}
+	o.Specs = map[string]*Spec{"mem.util.used": {Unit: "count"}}
+	if s, err := Open(o); err != nil || len(s.Metrics) != 1 || s.Metrics[0].Name != "kernel.all.nprocs" {
+		t.Errorf("Open with an impossible conversion: %v", err)
+	} else {
+		s.Close()
+	}
+	o.Specs = map[string]*Spec{"mem.util.used": {Unit: "Kcount"}}
+	if _, err := Open(o); err == nil || err.Error() != "PM_ERR_CONV Impossible value or scale conversion unrecognized or duplicate base unit: Kcount.\n" {
+		t.Errorf("Open with a bad scale: %v", err)
+	}
 }

@@ -1,8 +1,6 @@
 package sampler
 
 import (
-	"fmt"
-
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -13,7 +11,7 @@ import (
 type Spec struct {
 	Label     string
 	Instances []string // the metric's instance filters (none: -i's)
-	Unit      string   // unit/scale: only the metric's own units are supported
+	Unit      string   // unit/scale (pmParseUnitsStr's syntax; "": see Scales)
 	Type      string   // "raw": no rate conversion
 	Width     string
 	Precision string
@@ -22,32 +20,20 @@ type Spec struct {
 	Limit string
 }
 
-// raw is pmconfig's rawness of metric name (descriptor d) with the
-// settings sp (nil: none): -r, or the type "raw", or -R when the type is
-// not given. It fails for a unit/scale other than the metric's own
-// units (unit conversion is not implemented).
-func (sp *Spec) raw(o *Options, name string, d pmapi.Desc) (bool, error) {
-	var typ, unit string
+// raw is pmconfig's rawness of a metric with the settings sp (nil:
+// none): -r, or the type "raw", or -R when the type is not given.
+func (sp *Spec) raw(o *Options) bool {
+	var typ string
 	if sp != nil {
-		typ, unit = sp.Type, sp.Unit
-	}
-	if unit != "" && d.Type != pmapi.TypeString {
-		u, mult, err := pmapi.ParseUnits(unit)
-		if err != nil {
-			// pmrep's message: str() of the pmErr, the unit/scale
-			return false, fmt.Errorf("%s %s %v: %s.\n", pmapi.ErrConv.Name(), pmapi.ErrConv.Error(), err, unit)
-		}
-		if u != d.Units || mult != 1 {
-			return false, fmt.Errorf("%s: unit/scale %q (the metric's units are %q): unit conversion is not implemented\n", name, unit, d.Units.String())
-		}
+		typ = sp.Type
 	}
 	switch {
 	case o.Raw:
-		return true, nil
+		return true
 	case typ == "":
-		return o.RawPrefer, nil
+		return o.RawPrefer
 	}
-	return typ == "raw", nil
+	return typ == "raw"
 }
 
 // limit is the value limit of metric m: -9's, else -8's; none (0) for
