@@ -838,7 +838,7 @@ func (ip *Interp) update(treq, t float64, r *Record, how int, done *int, seenMar
 
 // checkFmt checks value set vs of r, of metric m: its value format must
 // suit the type, and may not change; its value blocks must lie in the
-// record.
+// record (known already of a record checked whole).
 func (m *metric) checkFmt(r *Record, vs *archive.VSet) error {
 	if vs.NumVal <= 0 {
 		return nil
@@ -852,7 +852,7 @@ func (m *metric) checkFmt(r *Record, vs *archive.VSet) error {
 	} else if m.valfmt != vf {
 		return pmapi.ErrLogRec
 	}
-	if !r.blocksOK(vs) {
+	if !r.checked && !r.blocksOK(vs) {
 		return pmapi.ErrLogRec
 	}
 	return nil

@@ -26,6 +26,10 @@ type Record struct {
 	gen    uint64         // the Interp generation (Interp.gen) hits are for; 0: none
 	walked bool           // every value set has been scanned
 	sound  bool           // and the value sets are well formed
+	// checked: the record was checked whole (Decode, or package
+	// archive's read), its value blocks among them, so that the
+	// interpolation need not check the blocks of the value sets it uses
+	checked bool
 }
 
 // hit is a value set of a metric being interpolated.
@@ -49,7 +53,7 @@ func (r *Record) Mark(t pmapi.Timestamp) {
 	r.rec = archive.Record{}
 	r.Stamp, r.hits = t, r.hits[:0]
 	r.walked, r.sound, r.Handle, r.gen = true, true, Handle{}, 0
-	r.pos = archive.SetPos{}
+	r.pos, r.checked = archive.SetPos{}, true
 }
 
 // Decode makes r a view of raw, one whole data record (both length words
@@ -68,12 +72,18 @@ func (r *Record) Decode(raw []byte, version int) bool {
 		r.rec = archive.Record{}
 		return false
 	}
+	r.checked = true
 	return true
 }
 
 // Redecode is Decode for a record Decode has found sound, read again
-// (the same bytes): it reads the header alone.
-func (r *Record) Redecode(raw []byte, version int) bool { return r.view(raw, version) }
+// (the same bytes): it reads the header alone, and takes the rest as
+// checked.
+func (r *Record) Redecode(raw []byte, version int) bool {
+	ok := r.view(raw, version)
+	r.checked = ok
+	return ok
+}
 
 // view makes r a view of raw, as Decode does, and reports whether its
 // header is sound. The value sets are read when they are first scanned,
@@ -86,7 +96,7 @@ func (r *Record) view(raw []byte, version int) bool {
 		return false
 	}
 	r.Stamp = r.rec.Stamp
-	r.walked, r.sound = r.rec.IsMark(), true
+	r.walked, r.sound, r.checked = r.rec.IsMark(), true, false
 	return true
 }
 
@@ -151,7 +161,7 @@ func (r *Record) FromArchive(ar *archive.Record) {
 		r.Mark(ar.Stamp)
 		return
 	}
-	r.Handle = Handle{}
+	r.Handle, r.checked = Handle{}, true
 }
 
 // IsMark reports whether the record is a <mark>.
