@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 
 	"github.com/pcpkit/pcpkit/internal/each"
@@ -342,21 +343,12 @@ type layoutWriter interface {
 	close() error
 }
 
-// writeSamples writes every sample of s with w, and closes w.
+// writeSamples writes every sample of s with w, and closes w. The
+// samples are replayed on every core (sampler.Each).
 func writeSamples(s *sampler.Sampler, w layoutWriter) error {
-	for {
-		ts, ok, err := s.Next()
-		if err != nil {
-			w.close()
-			return err
-		}
-		if !ok {
-			break
-		}
-		if err := w.add(ts); err != nil {
-			w.close()
-			return err
-		}
+	if err := s.Each(runtime.GOMAXPROCS(0), w.add); err != nil {
+		w.close()
+		return err
 	}
 	return w.close()
 }

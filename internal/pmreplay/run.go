@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -19,14 +20,8 @@ func (r *report) run() error {
 	if !r.o.json && !r.o.noHeader {
 		r.header()
 	}
-	for {
-		ts, ok, err := r.s.Next()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return nil
-		}
+	// the samples replayed on every core (sampler.Each)
+	return r.s.Each(runtime.GOMAXPROCS(0), func(ts pmapi.Timestamp) error {
 		if !r.o.json && ts.Nsec >= 1e9 {
 			// pmrep 6.0.3 turns the time into a datetime with
 			// microseconds and fails on an unnormalised one (a
@@ -39,7 +34,8 @@ func (r *report) run() error {
 		} else {
 			r.csvLine(ts)
 		}
-	}
+		return nil
+	})
 }
 
 // header is pmrep's CSV header line.
