@@ -22,7 +22,7 @@ type groups struct {
 	pw       *parquet.GenericWriter[any]
 	rg       *parquet.ConcurrentRowGroupWriter
 	cols     [][]parquet.Value // the row group filling, by column
-	spare    [][]parquet.Value // the memory of the one written before
+	spare    [][]parquet.Value // the memory of the one written before (nil: not made yet)
 	rows     int               // rows in cols
 	perGroup int               // rows a row group holds
 	done     chan error        // the row group being written (nil: none)
@@ -36,7 +36,7 @@ func newGroups(out io.Writer, schema *parquet.Schema) *groups {
 	pw := parquet.NewGenericWriter[any](out, schema, parquet.Compression(&zstd.Codec{}), parquet.CreatedBy("pcpkit pcp2arrow", "", ""))
 	n := len(schema.Fields())
 	g := &groups{pw: pw, perGroup: max(1, groupValues/n)}
-	g.cols, g.spare = g.columns(n), g.columns(n)
+	g.cols = g.columns(n)
 	return g
 }
 
@@ -56,12 +56,12 @@ func (g *groups) endRow() error {
 	if g.rows++; g.rows < g.perGroup {
 		return nil
 	}
-	return g.flush()
+	return g.flush(false)
 }
 
 // flush waits for the row group being written, then starts writing the
-// one filling.
-func (g *groups) flush() error {
+// one filling (the last one: no more rows come).
+func (g *groups) flush(last bool) error {
 	if err := g.wait(); err != nil {
 		return err
 	}
@@ -70,6 +70,10 @@ func (g *groups) flush() error {
 	}
 	cols := g.cols
 	g.cols, g.spare = g.spare, nil
+	if g.cols == nil && !last {
+		// the first row group is written: the second's memory
+		g.cols = g.columns(len(cols))
+	}
 	for i := range g.cols {
 		g.cols[i] = g.cols[i][:0]
 	}
@@ -112,7 +116,7 @@ func (g *groups) wait() error {
 
 // close writes the last row group and the file's footer.
 func (g *groups) close() error {
-	err := g.flush()
+	err := g.flush(true)
 	if werr := g.wait(); err == nil {
 		err = werr
 	}
