@@ -53,6 +53,9 @@ func (r *Sampler) Each(workers int, fn func(ts pmapi.Timestamp) error) error {
 		return r.each(fn)
 	}
 	p := &parallel{r: r, per: per, total: r.left, cols: cols, blockRows: max(1, min(per, blockValues/max(1, cols))), done: make(chan struct{})}
+	// the blocks of a chunk and a half (a chunk's worth waits while the
+	// one before is handed on)
+	p.spare = make(chan *block, (p.per/p.blockRows+2)*3/2)
 	return p.run(workers, fn)
 }
 
@@ -100,6 +103,27 @@ type parallel struct {
 	cols      int // values in a sample
 	blockRows int // samples in a block
 	done      chan struct{}
+	spare     chan *block // blocks handed to fn, to fill again
+}
+
+// newBlock is an empty block, one handed to fn before if there is one.
+func (p *parallel) newBlock() *block {
+	select {
+	case b := <-p.spare:
+		b.times, b.vals, b.strs = b.times[:0], b.vals[:0], b.strs[:0]
+		return b
+	default:
+		return &block{times: make([]pmapi.Timestamp, 0, p.blockRows), vals: make([]cval, 0, p.blockRows*p.cols)}
+	}
+}
+
+// reuse keeps b, handed to fn, to be filled again.
+func (p *parallel) reuse(b *block) {
+	clear(b.strs)
+	select {
+	case p.spare <- b:
+	default:
+	}
 }
 
 // cval is a Value without pointers: the bits of the field its Kind
@@ -384,7 +408,7 @@ func (p *parallel) samples(c *chunk, emit func(ts pmapi.Timestamp, s *Sampler) e
 			continue
 		}
 		if b == nil {
-			b = &block{times: make([]pmapi.Timestamp, 0, p.blockRows), vals: make([]cval, 0, p.blockRows*p.cols)}
+			b = p.newBlock()
 		}
 		b.add(ts, s.Metrics)
 		if len(b.times) == p.blockRows {
@@ -457,6 +481,7 @@ func (p *parallel) run(workers int, fn func(ts pmapi.Timestamp) error) error {
 				return err
 			}
 		}
+		p.reuse(b)
 		return nil
 	}
 	for c := range queue {
