@@ -5,10 +5,20 @@ package main
 
 import (
 	"os"
+	"runtime/debug"
 
 	"github.com/pcpkit/pcpkit/internal/pcp2arrow"
 )
 
+// memoryLimit is the Go runtime's soft memory limit unless $GOMEMLIMIT
+// sets one: the memory of an export is bounded (row groups, chunks of
+// samples replayed at once), and the collector keeps what it has freed
+// from piling up on top of it.
+const memoryLimit = 192 << 20
+
 func main() {
+	if _, ok := os.LookupEnv("GOMEMLIMIT"); !ok {
+		debug.SetMemoryLimit(memoryLimit)
+	}
 	os.Exit(pcp2arrow.Main(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -53,9 +53,8 @@ func (r *Sampler) Each(workers int, fn func(ts pmapi.Timestamp) error) error {
 		return r.each(fn)
 	}
 	p := &parallel{r: r, per: per, total: r.left, cols: cols, blockRows: max(1, min(per, blockValues/max(1, cols))), done: make(chan struct{})}
-	// the blocks of a chunk and a half (a chunk's worth waits while the
-	// one before is handed on)
-	p.spare = make(chan *block, (p.per/p.blockRows+2)*3/2)
+	// the blocks of half a chunk, kept to be filled again
+	p.spare = make(chan *block, p.per/p.blockRows/2+2)
 	return p.run(workers, fn)
 }
 
