@@ -2,19 +2,15 @@ package pmreplay
 
 import (
 	"os"
-	"strconv"
 	"testing"
 
 	"github.com/pcpkit/pcpkit/internal/sampler"
+	"github.com/pcpkit/pcpkit/internal/testenv"
 )
 
-// TestMain: with PCPKIT_TEST_CHUNK=N the samples are replayed in chunks
-// of N samples on several goroutines (sampler.Each), whatever the
-// archive's size, so that every test of the package checks the
-// parallel replay against the real tool too.
+// TestMain: PCPKIT_TEST_CHUNK=N replays in chunks of N samples
+// (testenv.Chunk).
 func TestMain(m *testing.M) {
-	if n, err := strconv.Atoi(os.Getenv("PCPKIT_TEST_CHUNK")); err == nil && n > 0 {
-		sampler.ChunkSamples = n
-	}
+	sampler.ChunkSamples = testenv.Chunk()
 	os.Exit(m.Run())
 }

@@ -106,6 +106,18 @@ func BenchArchive(tb testing.TB, env string) string {
 // not skip, when a real PCP tool is missing.
 func Interop() bool { return os.Getenv("PCP_INTEROP") == "1" }
 
+// Chunk is the number of samples in a chunk of the parallel replay
+// (sampler.ChunkSamples) that PCPKIT_TEST_CHUNK asks the tests of
+// pmreplay and pcp2arrow to use, whatever the archive's size, so that
+// they check the parallel replay against the real tools too; 0 if unset.
+func Chunk() int {
+	n, err := strconv.Atoi(os.Getenv("PCPKIT_TEST_CHUNK"))
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
 // realToolDirs are searched, in order, before PATH. Debian installs the
 // user-facing tools in /usr/bin and the helpers in /usr/lib/pcp/bin; other
 // distributions use /usr/libexec/pcp/bin.
