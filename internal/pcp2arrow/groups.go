@@ -92,15 +92,38 @@ func (g *groups) flush(last bool) error {
 // write writes a row group's columns and commits it to the file (in the
 // order of flushes: one is written at a time). It runs in its own
 // goroutine; cols is its alone until it returns, when it becomes spare.
+// The columns are encoded and compressed on two goroutines (each half of
+// them), so that the last row group, written when nothing else is left
+// to do, takes both cores; Commit then only copies the pages.
 func (g *groups) write(cols [][]parquet.Value) error {
-	for i, cw := range g.rg.ColumnWriters() {
+	cws := g.rg.ColumnWriters()
+	half := len(cws) / 2
+	other := make(chan error, 1)
+	go func() { other <- writeColumns(cws[half:], cols[half:]) }()
+	err := writeColumns(cws[:half], cols[:half])
+	if oerr := <-other; err == nil {
+		err = oerr
+	}
+	if err != nil {
+		return err
+	}
+	_, err = g.rg.Commit()
+	g.spare = cols
+	return err
+}
+
+// writeColumns writes each column's values with its writer and encodes
+// and compresses them into pages.
+func writeColumns(cws []*parquet.ColumnWriter, cols [][]parquet.Value) error {
+	for i, cw := range cws {
 		if _, err := cw.WriteRowValues(cols[i]); err != nil {
 			return err
 		}
+		if err := cw.Flush(); err != nil {
+			return err
+		}
 	}
-	_, err := g.rg.Commit()
-	g.spare = cols
-	return err
+	return nil
 }
 
 // wait waits for the row group being written, if any.
