@@ -5,6 +5,8 @@ import (
 	"io"
 	"maps"
 	"math"
+	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -29,7 +31,9 @@ import (
 // the archive and the time asked for). Otherwise, and after a chunk that
 // meets an error, the Sampler of the chunk before goes on through it, as
 // the sweep does. So the result is Next's, in less time on as many
-// cores, with memory for at most chunkValues values a chunk.
+// cores, with memory for at most chunkValues values a chunk (and a copy
+// of the metadata for each chunk's Sampler: archives with more than
+// maxParallelMeta of it are replayed on one goroutine).
 //
 // r must be fresh from Open (Next not called); Each leaves it so (it
 // only sets its Metrics' Vals).
@@ -49,13 +53,39 @@ func (r *Sampler) Each(workers int, fn func(ts pmapi.Timestamp) error) error {
 		// bounds of every instance)
 		per = max(minChunk, min((total+workers-1)/max(1, workers), chunkValues/max(1, cols)))
 	}
-	if workers <= 1 || r.started || total <= per+1 {
+	if workers <= 1 || r.started || total <= per+1 || r.metaBytes() > maxParallelMeta {
 		return r.each(fn)
 	}
 	p := &parallel{r: r, per: per, total: r.left, cols: cols, blockRows: max(1, min(per, blockValues/max(1, cols))), done: make(chan struct{})}
 	// the blocks of half a chunk, kept to be filled again
 	p.spare = make(chan *block, p.per/p.blockRows/2+2)
 	return p.run(workers, fn)
+}
+
+// maxParallelMeta is the most metadata (bytes of .meta files, a
+// compressed one counted as eight times its size) for which Each
+// replays in parallel: every chunk's Sampler holds the metadata of its
+// own, and an archive with much of it (processes' instance domains) is
+// replayed on one goroutine rather than hold several copies.
+const maxParallelMeta = 32 << 20
+
+// metaBytes is about how many bytes the metadata of r's archives has.
+func (r *Sampler) metaBytes() int64 {
+	var n int64
+	set := r.c.Set()
+	for i := 0; i < set.Len(); i++ {
+		p := set.Archive(i).MetaPath()
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		if strings.HasSuffix(p, ".xz") {
+			n += 8 * fi.Size()
+		} else {
+			n += fi.Size()
+		}
+	}
+	return n
 }
 
 // estimate is about how many samples r has up to the end of the archive.
