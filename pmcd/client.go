@@ -143,6 +143,7 @@ type Client struct {
 	bbuf    []byte                     // Prefetch's requests
 	hostRB  resultBuf                  // Host's private fetch
 	hostIDs []pmapi.PMID
+	counts  PDUCounts
 }
 
 var (
@@ -401,6 +402,7 @@ func (c *Client) handshake(conn net.Conn, t target) error {
 	if err != nil {
 		return wrapReadErr(err, "handshake with "+t.String()+": reading pmcd's greeting")
 	}
+	countPDU(&c.counts.Received, typ)
 	if typ != pduError {
 		return &DecodeError{PDU: pduName(typ), Detail: "received instead of the ERROR PDU that opens the handshake"}
 	}
@@ -436,6 +438,7 @@ func (c *Client) handshake(conn net.Conn, t target) error {
 	b = appendU32(b, 1)
 	b = appendU32(b, credsVersion<<24|pduVersion2<<16|flags)
 	c.wbuf = finishPDU(b)
+	c.counts.countSent(c.wbuf)
 	if _, err := conn.Write(c.wbuf); err != nil {
 		return &ConnError{Op: "handshake with " + t.String() + ": sending CREDS", Err: err}
 	}
@@ -446,6 +449,7 @@ func (c *Client) handshake(conn net.Conn, t target) error {
 		b = appendU32(b, attrContainer)
 		b = append(b, c.cfg.container...)
 		c.wbuf = finishPDU(b)
+		c.counts.countSent(c.wbuf)
 		if _, err := conn.Write(c.wbuf); err != nil {
 			return &ConnError{Op: "handshake with " + t.String() + ": sending ATTR", Err: err}
 		}
@@ -563,6 +567,7 @@ func (c *Client) send(pdu []byte, op string) error {
 	if c.cfg.timeout > 0 {
 		c.conn.SetDeadline(time.Now().Add(c.cfg.timeout))
 	}
+	c.counts.countSent(pdu)
 	if _, err := c.conn.Write(pdu); err != nil {
 		return c.drop(&ConnError{Op: op + ": sending request", Err: err})
 	}
@@ -575,6 +580,7 @@ func (c *Client) recv(buf *[]byte, op string) (uint32, []byte, error) {
 	if err != nil {
 		return 0, nil, c.drop(wrapReadErr(err, op+": reading reply"))
 	}
+	countPDU(&c.counts.Received, typ)
 	return typ, pdu, nil
 }
 
@@ -632,6 +638,10 @@ func (c *Client) decoded(err error) error {
 	}
 	return nil
 }
+
+// PDUCounts returns the PDUs the client has sent and received so far,
+// over every connection it made.
+func (c *Client) PDUCounts() PDUCounts { return c.counts }
 
 // Features returns the feature bits pmcd offered in the handshake.
 func (c *Client) Features() Features { return c.features }

@@ -589,6 +589,18 @@ func TestFakeLookups(t *testing.T) {
 		sets[0].Labels[0] != (archive.LabelEntry{NameOff: 2, NameLen: 5, Flags: 2, ValueOff: 9, ValueLen: 7}) {
 		t.Errorf("Labels = %+v %v", sets, err)
 	}
+	// Every PDU counted by type, the greeting too; DESCS (0x7017) is
+	// past libpcp's PDU_MAX and not counted.
+	var want PDUCounts
+	for _, typ := range []uint32{pduCreds, pduPMNSNames, pduPMNSChild, pduPMNSIDs, pduDescIDs, pduInstanceReq, pduTextReq, pduLabelReq} {
+		want.Sent[typ-pduError]++
+	}
+	for _, typ := range []uint32{pduError, pduPMNSIDs, pduPMNSNames, pduPMNSNames, pduInstance, pduText, pduLabel} {
+		want.Received[typ-pduError]++
+	}
+	if got := c.PDUCounts(); got != want {
+		t.Errorf("PDUCounts:\n got %v\nwant %v", got, want)
+	}
 }
 
 func TestParseSpec(t *testing.T) {
@@ -875,6 +887,12 @@ func TestFakePrefetch(t *testing.T) {
 	}
 	if _, err := c.Text(1, 6); !c.Lost(err) || !errors.Is(err, ErrNotConnected) {
 		t.Errorf("Text(6) after the loss: %v", err)
+	}
+	// Batched requests are counted one by one, as are the state change
+	// and the error reply (ERROR is type 0, with the greeting: 3).
+	n := c.PDUCounts()
+	if n.Sent[pduTextReq-pduError] != 6 || n.Received[pduText-pduError] != 4 || n.Received[0] != 3 {
+		t.Errorf("PDUCounts: %v", n)
 	}
 }
 

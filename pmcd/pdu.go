@@ -35,6 +35,37 @@ const (
 // hdrLen is the size of the PDU header: len, type, from.
 const hdrLen = 12
 
+// NumPDUTypes is the number of PDU types a Client counts (libpcp's
+// PDU_MAX in PCP 6.0.3): ERROR (0x7000) to DESC_IDS (0x7016).
+const NumPDUTypes = 23
+
+// PDUCounts are the PDUs a Client has sent and received since it was
+// made, by type: index i counts type 0x7000+i, as libpcp's
+// __pmPDUCntOut and __pmPDUCntIn count them (pmprobe -V prints them).
+// The handshake's PDUs count; PDUs of other types do not.
+type PDUCounts struct {
+	Sent, Received [NumPDUTypes]uint64
+}
+
+// countPDU counts one PDU of type typ in n.
+func countPDU(n *[NumPDUTypes]uint64, typ uint32) {
+	if i := typ - pduError; i < NumPDUTypes {
+		n[i]++
+	}
+}
+
+// countSent counts the PDUs in b, one or more whole PDUs as written.
+func (c *PDUCounts) countSent(b []byte) {
+	for len(b) >= hdrLen {
+		n := binary.BigEndian.Uint32(b)
+		countPDU(&c.Sent, binary.BigEndian.Uint32(b[4:]))
+		if n < hdrLen || uint64(n) > uint64(len(b)) {
+			return
+		}
+		b = b[n:]
+	}
+}
+
 // DefaultMaxPDU is the largest PDU the client accepts from pmcd unless
 // WithMaxPDU says otherwise.
 const DefaultMaxPDU = 64 << 20

@@ -131,7 +131,6 @@ func (c *Context) TrimNamespace() {
 func OpenSource(src source.Source, reg *derive.Registry, ns *pmns.Namespace, errw io.Writer) *Context {
 	d := source.NewDerived(src, reg, source.DerivedOptions{Namespace: ns, Errors: errw})
 	c := &Context{kind: KindHost, live: src, derived: d, dc: d.Context(), reg: reg, errw: errw, ns: ns}
-	c.host = src.Host()
 	if ns != nil {
 		c.graft(ns.Traverse(""))
 	}
@@ -144,8 +143,16 @@ func (c *Context) Kind() Kind { return c.kind }
 // Archive is the replay context of an archive context (nil otherwise).
 func (c *Context) Archive() *replay.Context { return c.arc }
 
-// Host is pmGetContextHostName: the archive's host, or the source's.
-func (c *Context) Host() string { return c.host }
+// Host is pmGetContextHostName: the archive's host, or the source's. A
+// live source is asked when Host is first called, not when the context
+// is made (pmcd's pmcd.hostname costs a lookup and a fetch, which
+// libpcp's pmNewContext does not send either).
+func (c *Context) Host() string {
+	if c.host == "" && c.live != nil {
+		c.host = c.live.Host()
+	}
+	return c.host
+}
 
 // Close closes the archives or the connection.
 func (c *Context) Close() error {

@@ -33,6 +33,9 @@ type Session struct {
 	tty  bool // stdout is a terminal
 	Opts *Opts
 	C    *Context
+	// Live is the live source C was opened on (a pmcd client or the
+	// built-in collector); nil for an archive.
+	Live source.Source
 	Zone *pcptime.Zone // the reporting zone (-Z, -z, else $TZ)
 	reg  *derive.Registry
 }
@@ -182,6 +185,7 @@ func (s *Session) Open(trim bool) {
 		if err != nil {
 			s.Fail("%s: Cannot connect to PMCD on host \"%s\": %s\n", o.Prog, host, pmcd.DialErrorText(err))
 		}
+		s.Live = src
 		s.C = OpenSource(src, reg, o.NS, s.messages())
 	}
 }

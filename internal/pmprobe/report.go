@@ -7,6 +7,7 @@ import (
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/internal/pmctx"
 	"github.com/pcpkit/pcpkit/pmapi"
+	"github.com/pcpkit/pcpkit/pmcd"
 )
 
 // report prints a line for each metric: with -f and -i or -I the
@@ -158,18 +159,25 @@ func (t *tool) instances(indom pmapi.InDom) ([]int32, []string, error) {
 	return t.insts, t.instNames, t.instErr
 }
 
-// pduCounts is -V: the PDUs sent and received, by type. pcpkit does not
-// count them: an archive context sends none, as the real tool reports.
+// pduCounts is -V: the PDUs sent to and received from pmcd, by type (an
+// archive or the built-in collector exchanges none, as the real tool's
+// archive context reports).
 func (t *tool) pduCounts() {
+	var n pmcd.PDUCounts
+	if c, ok := t.Live.(interface{ PDUCounts() pmcd.PDUCounts }); ok {
+		n = c.PDUCounts()
+	}
 	w := t.Out
-	for _, dir := range []string{"send", "recv"} {
-		fmt.Fprintf(w, "PDUs %s", dir)
-		for i := 0; i < pduMax; i++ {
-			fmt.Fprintf(w, " %3d", 0)
+	for _, dir := range []struct {
+		name   string
+		counts *[pmcd.NumPDUTypes]uint64
+	}{{"send", &n.Sent}, {"recv", &n.Received}} {
+		fmt.Fprintf(w, "PDUs %s", dir.name)
+		var total uint64
+		for _, c := range dir.counts {
+			fmt.Fprintf(w, " %3d", c)
+			total += c
 		}
-		fmt.Fprintf(w, "\nTotal: %d\n", 0)
+		fmt.Fprintf(w, "\nTotal: %d\n", total)
 	}
 }
-
-// pduMax is libpcp's PDU_MAX: the number of PDU types counted.
-const pduMax = 23
