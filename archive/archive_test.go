@@ -1526,3 +1526,50 @@ func TestKnownVolumeSize(t *testing.T) {
 		t.Error("KnownVolumeSize of a missing volume: no error")
 	}
 }
+
+// TestCursorSkipFrames: skipping records read before leaves the cursor
+// where reading them would (the next record, and its number in errors),
+// and a skip it cannot make changes nothing.
+func TestCursorSkipFrames(t *testing.T) {
+	_, c, first := firstRecord(t, "sample-v3")
+	vol, start := first.Vol, first.Offset+int64(first.Len()) // (c reuses first)
+	var ends []int64
+	for i := 0; i < 3; i++ {
+		r, err := c.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ends = append(ends, r.Offset+int64(r.Len()))
+	}
+	want, err := c.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRes, wantNo := want.Result(), want.recno
+
+	c.SetPosition(vol, start)
+	c.recno = 3
+	for _, bad := range []struct {
+		vol int
+		off int64
+		n   int
+	}{{vol + 1, ends[2], 3}, {vol, start - 1, 0}, {vol, ends[2], -1}} {
+		if err := c.SkipFrames(bad.vol, bad.off, bad.n); err == nil {
+			t.Errorf("SkipFrames(%d, %d, %d) did not fail", bad.vol, bad.off, bad.n)
+		}
+	}
+	if v, off := c.Position(); v != vol || off != start || c.recno != 3 {
+		t.Fatalf("a failed skip moved the cursor to %d:%d (record %d)", v, off, c.recno)
+	}
+	if err := c.SkipFrames(vol, ends[2], 3); err != nil {
+		v, off := c.Position()
+		t.Fatalf("SkipFrames(%d, %d, 3) at %d:%d: %v", vol, ends[2], v, off, err)
+	}
+	got, err := c.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(wantRes, got.Result()); diff != "" || got.recno != wantNo {
+		t.Errorf("after the skip: record number %d, want %d; (-want +got)\n%s", got.recno, wantNo, diff)
+	}
+}

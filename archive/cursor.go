@@ -101,6 +101,21 @@ func (c *Cursor) SetPosition(vol int, off int64) error {
 	return io.ErrUnexpectedEOF
 }
 
+// SkipFrames moves the cursor forwards over n whole records of its
+// volume, read before, to off (the end of the last of them), as n calls
+// of NextFrame would. It fails, leaving the cursor as it was, unless
+// the cursor is in volume vol at or before off.
+func (c *Cursor) SkipFrames(vol int, off int64, n int) error {
+	if c.vols[c.vi] != vol || c.off < 0 || off < c.off || n < 0 {
+		return io.ErrUnexpectedEOF
+	}
+	c.off = off
+	if c.recno > 0 {
+		c.recno += n
+	}
+	return nil
+}
+
 // resolve turns the symbolic offsets into real ones for the current volume.
 func (c *Cursor) resolve() (*volume, error) {
 	v, err := c.a.volume(c.vols[c.vi])

@@ -149,6 +149,7 @@ type inst struct {
 
 	tBirth, tDeath float64 // the instance's life, for the caliper
 	settled        uint64  // the collapse (Interp.epoch) that took it in
+	noted          uint64  // the skip block (skipIndex.stamp) last noting it
 
 }
 
@@ -209,6 +210,9 @@ type Interp struct {
 	// in turn
 	recycled []recycled
 	turn     int
+	skips    skipIndex // the forward searches' skip blocks
+	noting   bool      // update notes instances in skips.cur
+	skipOff  bool      // SetSkip(false)
 }
 
 // New returns an Interp reading src, with its origin at the start of the
@@ -556,8 +560,15 @@ func (ip *Interp) Fetch(pmids []pmapi.PMID) (res *pmapi.Result, err error) {
 				minLast = min(minLast, ic.tLast)
 			}
 		}
+		// Runs of records earlier searches read that cannot change a
+		// bound are passed over (skip.go).
+		sk := ip.skipper()
+		var last Handle // the last record read
 		done := 0
 		for done < forw {
+			if sk != nil && last.OK && len(ip.pend) == 0 {
+				last = ip.skip(sk, last, treq, unbound)
+			}
 			r, err := ip.src.Read(true)
 			if err != nil {
 				if cerr := ip.collapse(rr, treq); cerr != nil {
@@ -569,6 +580,7 @@ func (ip *Interp) Fetch(pmids []pmapi.PMID) (res *pmapi.Result, err error) {
 				break
 			}
 			t := ip.t(r)
+			last = r.Handle
 			if ip.forw() && t <= treq {
 				ip.src.SaveOffset()
 			}
@@ -576,7 +588,13 @@ func (ip *Interp) Fetch(pmids []pmapi.PMID) (res *pmapi.Result, err error) {
 				return nil, err
 			}
 			if r != nil {
-				if err := ip.update(treq, t, r, updForw, &done, &seenMark); err != nil {
+				ip.noting = sk != nil && ip.beginNote(r, t)
+				err := ip.update(treq, t, r, updForw, &done, &seenMark)
+				if ip.noting {
+					ip.noting = false
+					ip.endNote(r, t, err == nil)
+				}
+				if err != nil {
 					return nil, err
 				}
 			}
@@ -818,7 +836,11 @@ func (ip *Interp) update(treq, t float64, r *Record, how int, done *int, seenMar
 		}
 		if m.byInst == nil {
 			// Singular: the first value, whatever its instance.
-			if ic := m.insts[0]; ic.takes(treq, t) {
+			ic := m.insts[0]
+			if ip.noting {
+				ip.skips.note(ic)
+			}
+			if ic.takes(treq, t) {
 				r.value(vs, 0, &v)
 				ip.take(ic, treq, t, &v, how, done)
 			}
@@ -826,7 +848,13 @@ func (ip *Interp) update(treq, t float64, r *Record, how int, done *int, seenMar
 		}
 		for j := 0; j < nv; j++ {
 			ic := m.instOf(j, r.inst(vs, j))
-			if ic == nil || !ic.takes(treq, t) {
+			if ic == nil {
+				continue
+			}
+			if ip.noting {
+				ip.skips.note(ic)
+			}
+			if !ic.takes(treq, t) {
 				continue
 			}
 			r.value(vs, j, &v)

@@ -232,6 +232,16 @@ func (r *reader) Reread(h interp.Handle, rec *interp.Record) bool {
 	return true
 }
 
+// SkipTo moves the read position to just after the record at h, n
+// records on in the current volume of the current archive
+// (interp.Skipper).
+func (r *reader) SkipTo(h interp.Handle, n int) bool {
+	if !h.OK || h.Archive != r.ai || r.mark != markNone {
+		return false
+	}
+	return r.cursor(r.ai).SkipFrames(h.Vol, h.Off+h.Len, n) == nil
+}
+
 // release drops the memory the archives hold for reading.
 func (r *reader) release() {
 	for i := 0; i < r.set.Len(); i++ {
