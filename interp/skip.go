@@ -26,11 +26,13 @@ const (
 	// blockRecords is the most records a skip block holds: a search
 	// that must read one record of a block reads the whole block.
 	blockRecords = 32
-	// maxSkipInsts bounds the memory of the skip blocks: the instance
-	// entries of all of them (8 bytes each). Past it they are dropped
+	// maxSkipInsts and maxSkipBlocks bound the memory of the skip
+	// blocks: the instance entries of all of them (8 bytes each), and
+	// the blocks (about 100 bytes each). Past either they are dropped
 	// and noted again from scratch, so that memory does not grow with
 	// the archive's length.
-	maxSkipInsts = 1 << 20
+	maxSkipInsts  = 1 << 20
+	maxSkipBlocks = 1 << 16
 )
 
 // noSkip turns skipping off (PCPKIT_INTERP_NOSKIP=1), to compare.
@@ -90,7 +92,7 @@ func (ip *Interp) skipper() Skipper {
 		return nil
 	}
 	x := &ip.skips
-	if x.blocks == nil || x.gen != ip.gen || x.entries > maxSkipInsts {
+	if x.blocks == nil || x.gen != ip.gen || x.entries > maxSkipInsts || len(x.blocks) > maxSkipBlocks {
 		x.blocks, x.gen, x.entries = map[skipPos]*skipBlock{}, ip.gen, 0
 	}
 	x.cur, x.through, x.unknown = nil, nil, 0
@@ -114,10 +116,11 @@ func (ip *Interp) skip(sk Skipper, h Handle, treq float64, unbound []*inst) Hand
 }
 
 // passable reports whether taking in the records of b (update, reading
-// forwards for a search at treq) would change no bound: each is later
-// than treq, so no prior changes, and each instance with a value in one
-// has a next no earlier than treq and earlier than all of them, which
-// none replaces; no search (of unbound) ends in b by its tLast.
+// forwards for a search at treq) would change no bound, nor the saved
+// position: each is later than treq, so no prior changes and the search
+// saves no position at one; each instance with a value in one has a next
+// no earlier than treq and earlier than all of them, which none
+// replaces; no search (of unbound) ends in b by its tLast.
 func (b *skipBlock) passable(treq float64, unbound []*inst) bool {
 	if b.tMin <= treq {
 		return false
