@@ -8,6 +8,7 @@
 package pmapi
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 )
@@ -246,3 +247,30 @@ type Result struct {
 
 // IsMark reports whether r is a <mark> record (a gap in the recording).
 func (r *Result) IsMark() bool { return len(r.VSets) == 0 }
+
+// Equal reports whether r and o hold the same sample: the same time and,
+// in order, value sets with the same PMIDs, counts and formats, and
+// values with the same instances, insitu words, block types and block
+// bytes (a nil block is not an empty one). Two nil Results are equal.
+func (r *Result) Equal(o *Result) bool {
+	if r == nil || o == nil {
+		return r == o
+	}
+	if r.Timestamp != o.Timestamp || len(r.VSets) != len(o.VSets) {
+		return false
+	}
+	for i := range r.VSets {
+		x, y := &r.VSets[i], &o.VSets[i]
+		if x.PMID != y.PMID || x.NumVal != y.NumVal || x.ValFmt != y.ValFmt || len(x.Values) != len(y.Values) {
+			return false
+		}
+		for j := range x.Values {
+			v, w := &x.Values[j], &y.Values[j]
+			if v.Inst != w.Inst || v.Insitu != w.Insitu || v.BlockType != w.BlockType ||
+				(v.Block == nil) != (w.Block == nil) || !bytes.Equal(v.Block, w.Block) {
+				return false
+			}
+		}
+	}
+	return true
+}

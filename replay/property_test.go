@@ -56,26 +56,6 @@ func records(t *rapid.T, path string) []*pmapi.Result {
 	}
 }
 
-// sameResult compares two results value by value.
-func sameResult(a, b *pmapi.Result) bool {
-	if a.Timestamp != b.Timestamp || len(a.VSets) != len(b.VSets) {
-		return false
-	}
-	for i := range a.VSets {
-		x, y := &a.VSets[i], &b.VSets[i]
-		if x.PMID != y.PMID || x.NumVal != y.NumVal || len(x.Values) != len(y.Values) {
-			return false
-		}
-		for j := range x.Values {
-			u, v := &x.Values[j], &y.Values[j]
-			if u.Inst != v.Inst || u.Insitu != v.Insitu || !bytes.Equal(u.Block, v.Block) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 // TestPropertyForwBack: reading the records of a time window forwards,
 // then backwards, gives the same records in reverse order.
 func TestPropertyForwBack(t *testing.T) {
@@ -118,7 +98,7 @@ func TestPropertyForwBack(t *testing.T) {
 			t.Fatalf("%d records forwards, %d backwards", len(forw), len(back))
 		}
 		for i := range forw {
-			if !sameResult(forw[i], back[len(back)-1-i]) {
+			if !forw[i].Equal(back[len(back)-1-i]) {
 				t.Fatalf("record %d of %d differs: forwards %+v, backwards %+v", i, len(forw), forw[i], back[len(back)-1-i])
 			}
 		}

@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"bytes"
 	"errors"
 	"path/filepath"
 	"testing"
@@ -87,7 +86,7 @@ func compareSkip(t *testing.T, a string) (reads, readsAll, replays int) {
 				}
 				break
 			}
-			if !sameResult(got, want) {
+			if !got.Equal(want) {
 				t.Errorf("%s step %d fetch %d: results differ (-reading all +passing over):\n%s", a, step, i, cmp.Diff(want, got))
 				break
 			}
@@ -95,24 +94,4 @@ func compareSkip(t *testing.T, a string) (reads, readsAll, replays int) {
 		reads, readsAll, replays = reads+c.rd.reads, readsAll+all.rd.reads, replays+1
 	}
 	return reads, readsAll, replays
-}
-
-// sameResult is cmp.Equal for results, without its cost.
-func sameResult(a, b *pmapi.Result) bool {
-	if a.Timestamp != b.Timestamp || len(a.VSets) != len(b.VSets) {
-		return false
-	}
-	for i := range a.VSets {
-		x, y := &a.VSets[i], &b.VSets[i]
-		if x.PMID != y.PMID || x.NumVal != y.NumVal || x.ValFmt != y.ValFmt || len(x.Values) != len(y.Values) {
-			return false
-		}
-		for j := range x.Values {
-			v, w := &x.Values[j], &y.Values[j]
-			if v.Inst != w.Inst || v.Insitu != w.Insitu || v.BlockType != w.BlockType || !bytes.Equal(v.Block, w.Block) {
-				return false
-			}
-		}
-	}
-	return true
 }

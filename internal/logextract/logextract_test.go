@@ -209,21 +209,8 @@ func sameResults(a, b []*pmapi.Result) bool {
 		return false
 	}
 	for i := range a {
-		x, y := a[i], b[i]
-		if x.Timestamp != y.Timestamp || len(x.VSets) != len(y.VSets) {
+		if !a[i].Equal(b[i]) {
 			return false
-		}
-		for j := range x.VSets {
-			u, v := &x.VSets[j], &y.VSets[j]
-			if u.PMID != v.PMID || u.NumVal != v.NumVal || u.ValFmt != v.ValFmt || len(u.Values) != len(v.Values) {
-				return false
-			}
-			for k := range u.Values {
-				p, q := &u.Values[k], &v.Values[k]
-				if p.Inst != q.Inst || p.Insitu != q.Insitu || p.BlockType != q.BlockType || !bytes.Equal(p.Block, q.Block) {
-					return false
-				}
-			}
 		}
 	}
 	return true

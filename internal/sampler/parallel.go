@@ -1,7 +1,6 @@
 package sampler
 
 import (
-	"bytes"
 	"io"
 	"maps"
 	"math"
@@ -260,7 +259,7 @@ func (r *Sampler) snapshot(ts pmapi.Timestamp) *state {
 }
 
 func (a *state) equal(b *state) bool {
-	if a == nil || b == nil || a.ts != b.ts || !sameValues(a.fg, b.fg) || !sameValues(a.vals, b.vals) || !sameResult(a.res, b.res) || len(a.indoms) != len(b.indoms) {
+	if a == nil || b == nil || a.ts != b.ts || !sameValues(a.fg, b.fg) || !sameValues(a.vals, b.vals) || !a.res.Equal(b.res) || len(a.indoms) != len(b.indoms) {
 		return false
 	}
 	for k, c := range a.indoms {
@@ -300,28 +299,6 @@ func copyResult(res *pmapi.Result) *pmapi.Result {
 		c.VSets[i] = vs
 	}
 	return c
-}
-
-func sameResult(a, b *pmapi.Result) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	if a.Timestamp != b.Timestamp || len(a.VSets) != len(b.VSets) {
-		return false
-	}
-	for i := range a.VSets {
-		x, y := &a.VSets[i], &b.VSets[i]
-		if x.PMID != y.PMID || x.NumVal != y.NumVal || x.ValFmt != y.ValFmt || len(x.Values) != len(y.Values) {
-			return false
-		}
-		for j := range x.Values {
-			v, w := &x.Values[j], &y.Values[j]
-			if v.Inst != w.Inst || v.Insitu != w.Insitu || v.BlockType != w.BlockType || (v.Block == nil) != (w.Block == nil) || !bytes.Equal(v.Block, w.Block) {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // open is a Sampler as r was opened (its warnings not printed again),
