@@ -13,7 +13,8 @@ import (
 )
 
 // TestSkipAsRead replays every QA archive and every archive made with
-// the real PCP, and damaged copies of some, forwards at three steps (a
+// the real PCP, QA's multi-archive directories, and damaged copies of
+// some, forwards at three steps (a
 // 37th of the archive down to a 3000th), every metric, every other
 // archive as PCP 6.3.8 does, once passing over
 // the records searches read before (interp's skip blocks) and once
@@ -27,6 +28,11 @@ func TestSkipAsRead(t *testing.T) {
 		for _, a := range testenv.Archives(t, dir) {
 			archives = append(archives, filepath.Join(dir, a))
 		}
+	}
+	// sets of archives: the directories, read as one
+	qa := testenv.SharedDir(t, "pcp-qa-archives")
+	for _, d := range []string{"multi", "multi_v3", "multi-xz"} {
+		archives = append(archives, filepath.Join(qa, d))
 	}
 	dir, names := testenv.DamagedCopies(t, testenv.DamageSources)
 	for _, n := range names {
