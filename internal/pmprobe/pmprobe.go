@@ -6,9 +6,12 @@
 // metrics (--derived, $PCP_DERIVED_CONFIG). cmd/pmprobe is a thin wrapper
 // around Main.
 //
-// A local context (-L) is not supported ("Operation not supported"), and
-// -V's counts of PDUs are those of pcpkit's client (an archive's are all
-// zero, as the real tool's are).
+// A local context (-L) is not supported ("Operation not supported").
+// -V's counts of PDUs are those pcpkit's client exchanges with pmcd,
+// which are libpcp's (an archive's are all zero). One bug of the real
+// pmprobe is not reproduced: with -b 1, a name whose lookup fails makes
+// it print a line with no name and lose the last name of the next batch
+// (its cull reads what it freed).
 package pmprobe
 
 import (
