@@ -39,9 +39,9 @@ func TestInteropLive(t *testing.T) {
 		{"-V", "-b", "3", "-v", "hinv", "hinv", "pmcd.buf"}, {"-V", "-i", "-I", "kernel.all.load", "hinv.ncpu"},
 		{"-V", "-f", "-i", "kernel.all.load", "kernel.all.load", "hinv.ncpu"}, {"-V", "-F", "nosuch", "hinv.ncpu"},
 		{"-V", "-b", "2", "-F", "nosuch", "hinv.ncpu", "nosuch.too", "hinv.ndisk"}, {"-V", "nosuch", "hinv.ncpu"},
-		// not -b 1 with a name that fails: the real pmprobe's cull then
-		// prints a line without a name and loses the batch's last name
-		// (reading what it freed), which is not matched
+		// not -b 1 with a name that fails: the real pmprobe then prints
+		// a line without a name and leaves out a later name, which is
+		// not matched (see the package doc)
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) { testenv.CompareMain(t, "pmprobe", Main, "", args) })
 	}

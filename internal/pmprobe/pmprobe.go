@@ -10,8 +10,8 @@
 // -V's counts of PDUs are those pcpkit's client exchanges with pmcd,
 // which are libpcp's (an archive's are all zero). One bug of the real
 // pmprobe is not reproduced: with -b 1, a name whose lookup fails makes
-// it print a line with no name and lose the last name of the next batch
-// (its cull reads what it freed).
+// it print a line with no name and leave out a later name (`pmprobe -b 1
+// -F nosuch hinv.ncpu nosuch.too hinv.ndisk` has no line for hinv.ndisk).
 package pmprobe
 
 import (
