@@ -48,12 +48,14 @@ func newLong(metrics []*sampler.Metric, host string, withHost bool, labels *labe
 		order = append(order[:len(order):len(order)], "labels")
 	}
 	schema := parquet.NewSchema("pcp2arrow", orderedGroup{Group: g, order: order})
-	// No bounds (page statistics, column index) for the texts: every
-	// row group holds every metric, so a reader could prune none by
-	// them, and computing them was 6% of a long export's time. The
-	// timestamps' and values' are kept.
+	// No bounds (page statistics, column index) for the metric,
+	// instance and labels texts: every row group holds every metric,
+	// so a reader could prune none by them, and computing them was 6%
+	// of a long export's time. The timestamps', values' and hosts' are
+	// kept (a file's one host: what a query over many files skips
+	// files by).
 	var opts []parquet.WriterOption
-	for _, c := range []string{"host", "metric", "instance", "labels"} {
+	for _, c := range []string{"metric", "instance", "labels"} {
 		opts = append(opts, parquet.SkipPageBounds(c), parquet.SkipPageStatistics(c))
 	}
 	w := &long{g: newGroups(out, schema, opts...), metrics: metrics, labels: labels}
