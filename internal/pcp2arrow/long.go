@@ -106,7 +106,9 @@ func (w *long) add(ts pmapi.Timestamp) error {
 			}
 			cols[c] = append(cols[c], name)
 			cols[c+1] = append(cols[c+1], insts[i])
-			cols[c+2] = append(cols[c+2], parquet.DoubleValue(x).Level(0, 0, c+2))
+			vc := append(cols[c+2], parquet.DoubleValue(x))
+			vc[len(vc)-1].SetColumnIndex(c + 2) // (no copy, as Level makes)
+			cols[c+2] = vc
 			if w.labels != nil {
 				l := parquet.NullValue().Level(0, 0, c+3)
 				if b := w.labels.labels[k][i]; b != nil {

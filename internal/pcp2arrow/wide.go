@@ -111,18 +111,27 @@ func (w *wide) add(ts pmapi.Timestamp) error {
 	k := 1
 	for _, m := range w.metrics {
 		for i := range m.Vals {
-			cols[k] = append(cols[k], cell(m.OType, &m.Vals[i], k))
+			v := &m.Vals[i]
+			c := append(cols[k], cell(m.OType, v))
+			// the levels set in place (Value.Level copies the value
+			// twice: 12% of a raw export's time)
+			p := &c[len(c)-1]
+			if v.OK {
+				p.SetDefinitionLevel(1)
+			}
+			p.SetColumnIndex(k)
+			cols[k] = c
 			k++
 		}
 	}
 	return w.g.endRow()
 }
 
-// cell is v as the value of column col, of type t (null where v has
-// none).
-func cell(t pmapi.Type, v *sampler.Value, col int) parquet.Value {
+// cell is v as a value of type t (null where v has none), without its
+// levels.
+func cell(t pmapi.Type, v *sampler.Value) parquet.Value {
 	if !v.OK {
-		return parquet.NullValue().Level(0, 0, col)
+		return parquet.NullValue()
 	}
 	var p parquet.Value
 	switch t {
@@ -141,7 +150,7 @@ func cell(t pmapi.Type, v *sampler.Value, col int) parquet.Value {
 	default:
 		p = parquet.DoubleValue(v.F)
 	}
-	return p.Level(0, 1, col)
+	return p
 }
 
 // close writes the last row group and the file's footer.
