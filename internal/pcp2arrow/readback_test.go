@@ -25,16 +25,7 @@ import (
 // nanoseconds), and returns its number of row groups.
 func readParquet(t *testing.T, file string) (table, int) {
 	t.Helper()
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	st, _ := f.Stat()
-	pf, err := parquet.OpenFile(f, st.Size())
-	if err != nil {
-		t.Fatal(err)
-	}
+	pf := openParquet(t, file)
 	var tb table
 	var signed []bool
 	for _, c := range pf.Schema().Fields() {
@@ -202,17 +193,7 @@ func TestLongStatistics(t *testing.T) {
 	a := filepath.Join(testenv.RepoRoot(t), "testdata", "archives", "pmcd-v3")
 	names, _ := reportable(t, a)
 	file := runExport(t, append([]string{"--layout=long", "--labels", "-a", a, "-t", "1"}, names...)...)
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	st, _ := f.Stat()
-	pf, err := parquet.OpenFile(f, st.Size())
-	if err != nil {
-		t.Fatal(err)
-	}
-	md := pf.Metadata()
+	md := openParquet(t, file).Metadata()
 	if len(md.RowGroups) == 0 {
 		t.Fatal("no row groups")
 	}
@@ -226,4 +207,24 @@ func TestLongStatistics(t *testing.T) {
 			}
 		}
 	}
+}
+
+// openParquet opens file with parquet-go's reader (closed when the test
+// ends).
+func openParquet(t *testing.T, file string) *parquet.File {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	st, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pf
 }
