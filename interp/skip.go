@@ -50,7 +50,7 @@ type skipPos struct {
 	off          int64
 }
 
-// posOf is where the record at h starts; after is where the record after
+// posOf is where the record at h starts; afterOf is where the record after
 // it starts, in the same volume.
 func posOf(h Handle) skipPos   { return skipPos{h.Archive, h.Vol, h.Off} }
 func afterOf(h Handle) skipPos { return skipPos{h.Archive, h.Vol, h.Off + h.Len} }
