@@ -137,6 +137,50 @@ func OpenSource(src source.Source, reg *derive.Registry, ns *pmns.Namespace, err
 	return c
 }
 
+// OpenLocal makes a local context (package local's source src). Its
+// names are libpcp's local PMNS: the PMNS file's (or -n's), each dynamic
+// subtree expanded by its PMDA as a traversal reaches it, with the
+// derived metrics' names grafted in whether or not they bind.
+func OpenLocal(src source.Source, reg *derive.Registry, ns *pmns.Namespace, errw io.Writer) *Context {
+	c := OpenSource(src, reg, ns, errw)
+	c.kind = KindLocal
+	return c
+}
+
+// traverseLocal is Traverse in a local context: the source's names at
+// or below name with the derived metrics' names grafted in. A traversal
+// the source stopped (a dynamic subtree whose PMDA is not there) gives
+// the names before that point and the source's error, as libpcp's does.
+func (c *Context) traverseLocal(name string, fn func(string)) error {
+	names, err := c.live.Traverse(name)
+	if errors.Is(err, pmapi.ErrName) {
+		names, err = nil, nil
+	}
+	var derived []string
+	for _, m := range c.dc.Metrics() {
+		derived = append(derived, m.Name)
+	}
+	all := pmns.NewGrafted(names, derived).Traverse(name)
+	if err != nil {
+		// the grafted names up to the last one the source gave
+		last := -1
+		if len(names) > 0 {
+			last = slices.Index(all, names[len(names)-1])
+		}
+		all = all[:last+1]
+	}
+	for _, n := range all {
+		fn(n)
+	}
+	if err != nil {
+		return err
+	}
+	if len(all) == 0 {
+		return pmapi.ErrName
+	}
+	return nil
+}
+
 // Kind is the kind of the context.
 func (c *Context) Kind() Kind { return c.kind }
 
@@ -182,6 +226,9 @@ func (c *Context) Rewind() error {
 // below name ("" for all of them), in libpcp's order. The error is
 // pmapi.ErrName for a name that is not in the namespace.
 func (c *Context) Traverse(name string, fn func(string)) error {
+	if c.kind == KindLocal && c.tree == nil {
+		return c.traverseLocal(name, fn)
+	}
 	if c.tree != nil {
 		names := c.tree.Traverse(name)
 		if names == nil {
@@ -226,7 +273,7 @@ func (c *Context) LookupNames(names []string) ([]pmapi.PMID, int, error) {
 	ids := make([]pmapi.PMID, len(names))
 	found := 0
 	switch {
-	case c.tree != nil:
+	case c.tree != nil && (c.ns != nil || c.arc != nil):
 		for i, n := range names {
 			ids[i] = pmapi.PMIDNull
 			var p pmapi.PMID

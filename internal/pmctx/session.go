@@ -6,11 +6,12 @@ import (
 	"io"
 	"os"
 	"strings"
-	"syscall"
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/collector"
 	"github.com/pcpkit/pcpkit/derive"
+	"github.com/pcpkit/pcpkit/internal/pcpconf"
+	"github.com/pcpkit/pcpkit/local"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/pmcd"
@@ -169,7 +170,16 @@ func (s *Session) Open(trim bool) {
 		}
 		s.contextOptions()
 	case KindLocal:
-		s.Fail("%s: Cannot make standalone connection on localhost: %s\n", o.Prog, archive.ErrText(syscall.ENOTSUP))
+		ns, err := local.DefaultNamespace(pcpconf.VarDir())
+		if err != nil {
+			s.Fail("%s: Cannot make standalone connection on localhost: %s\n", o.Prog, archive.ErrText(pmapi.ErrPMNS))
+		}
+		if o.Local == nil {
+			o.Local = &LocalTable{}
+		}
+		src := local.New(o.Local.PMDAs(), ns, s.messages())
+		s.Live = src
+		s.C = OpenLocal(src, reg, o.NS, s.messages())
 	default:
 		host := "local:"
 		if len(o.Hosts) > 0 {

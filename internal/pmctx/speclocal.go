@@ -6,13 +6,13 @@ import (
 
 	"github.com/pcpkit/pcpkit/internal/cnum"
 	"github.com/pcpkit/pcpkit/internal/pcpconf"
+	"github.com/pcpkit/pcpkit/local"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
-// LocalTable is libpcp's table of the DSO PMDAs a local context would
-// load, as -K changes it (pmSpecLocalPMDA). pcpkit has no local contexts:
-// the table only decides which -K arguments the tools accept, with
-// libpcp's messages.
+// LocalTable is libpcp's table of the DSO PMDAs a local context loads,
+// as -K changes it (pmSpecLocalPMDA), with libpcp's messages for bad -K
+// arguments. A local context (package local) runs the daemon of each.
 type LocalTable struct {
 	built bool
 	dsos  []localDSO
@@ -21,6 +21,7 @@ type LocalTable struct {
 type localDSO struct {
 	domain int
 	path   string
+	init   string
 }
 
 // Spec applies one -K argument ("add,DOMAIN,PATH,INIT", "del,DOMAIN",
@@ -67,16 +68,16 @@ func (t *LocalTable) Spec(spec string) string {
 		}
 		rest = rest[1:]
 	}
-	path, hasPath := "", false
+	path, init, hasPath := "", "", false
 	switch {
 	case rest != "" && rest[0] == ',':
 		// no path (an init routine may follow)
 	case rest != "":
-		p, init, comma := strings.Cut(rest, ",")
-		if (!comma || init == "") && !del {
+		p, in, comma := strings.Cut(rest, ",")
+		if (!comma || in == "") && !del {
 			return "missing init-routine in spec"
 		}
-		path, hasPath = p, true
+		path, init, hasPath = p, in, true
 	default:
 		if !del {
 			return "missing dso-path in spec"
@@ -87,7 +88,7 @@ func (t *LocalTable) Spec(spec string) string {
 	}
 	t.build()
 	if !del {
-		t.dsos = append(t.dsos, localDSO{domain: domain, path: path})
+		t.dsos = append(t.dsos, localDSO{domain: domain, path: path, init: init})
 		return ""
 	}
 	found := false
@@ -122,7 +123,7 @@ func (t *LocalTable) build() {
 		case strings.HasPrefix(line, "#"), strings.HasPrefix(line, "pmcd"):
 			continue
 		case strings.HasPrefix(line, "linux"):
-			t.dsos = append(t.dsos, localDSO{domain: 60, path: pmdas + "/linux/pmda_linux.so"})
+			t.dsos = append(t.dsos, localDSO{domain: 60, path: pmdas + "/linux/pmda_linux.so", init: "linux_init"})
 			continue
 		}
 		f := strings.Fields(line)
@@ -130,6 +131,22 @@ func (t *LocalTable) build() {
 			continue
 		}
 		n, _ := cnum.Strtol(f[1])
-		t.dsos = append(t.dsos, localDSO{domain: int(n), path: f[4]})
+		t.dsos = append(t.dsos, localDSO{domain: int(n), path: f[4], init: f[3]})
 	}
+}
+
+// PMDAs is the table a local context loads (built from pmcd.conf if -K
+// did not build it): each domain's first entry, deleted ones left out.
+func (t *LocalTable) PMDAs() []local.PMDA {
+	t.build()
+	var out []local.PMDA
+	seen := map[int]bool{}
+	for _, d := range t.dsos {
+		if d.domain < 0 || seen[d.domain] {
+			continue
+		}
+		seen[d.domain] = true
+		out = append(out, local.PMDA{Domain: d.domain, Path: d.path, Init: d.init})
+	}
+	return out
 }

@@ -184,3 +184,42 @@ func TestJSONLive(t *testing.T) {
 		}
 	}
 }
+
+// TestInteropLocal runs the real pminfo and pcpkit's in a local context
+// (-L): the real one loads the PMDAs' DSOs, pcpkit's runs their daemons
+// (package local). The sample PMDA serves domain 30 (sampledso) as the
+// DSO named by -K; the linux PMDA is in every local context's table.
+func TestInteropLocal(t *testing.T) {
+	testenv.RealTool(t, "pminfo")
+	sample := filepath.Join(pmdasDir(), "sample", "pmda_sample.so")
+	if _, err := os.Stat(sample); err != nil {
+		t.Skipf("no sample PMDA: %v", err)
+	}
+	add := "add,30," + sample + ",sample_init"
+	withSample := []string{"-L", "-K", "clear", "-K", add}
+	for _, args := range [][]string{
+		append(withSample, "-f", "sampledso.long", "sampledso.bin", "sampledso.string.hullo", "sampledso.double"),
+		append(withSample, "-d", "sampledso.long.one", "sampledso.bin", "sampledso.colour"),
+		append(withSample, "-m", "sampledso.long"),
+		// not -T: the sample PMDA's daemon has the help text of domain
+		// 29 (sample), its DSO that of 30 (dsohelp)
+		append(withSample, "-dfm", "sampledso.ulonglong.million"),
+		append(withSample, "-f", "sampledso.long.one", "hinv.ncpu", "no.such.metric"),
+		append(withSample, "-x", "sampledso.string"),
+		{"-L", "-K", "clear", "-f", "sampledso.long.one"},
+		{"-L", "-f", "hinv.ncpu", "hinv.pagesize", "kernel.uname.sysname"},
+		{"-L", "-dtT", "kernel.all.load", "hinv.ncpu"},
+		{"-L", "-K", "clear", "-K", "add,3,/nonexistent/pmda_x.so,x_init", "-f", "proc.nprocs"},
+		{"-L", "-K", "clear", "-K", "add,30,/nonexistent/pmda_sample,sample_init", "-d", "sampledso.long.one"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) { compareReal(t, "", args) })
+	}
+}
+
+// pmdasDir is $PCP_PMDAS_DIR as the tools take it.
+func pmdasDir() string {
+	if d := os.Getenv("PCP_PMDAS_DIR"); d != "" {
+		return d
+	}
+	return "/var/lib/pcp/pmdas"
+}

@@ -6,8 +6,8 @@
 // $PCP_DERIVED_CONFIG). --json (pcpkit's) prints one JSON object per
 // metric instead (json.go). cmd/pminfo is a thin wrapper around Main.
 //
-// A local context (-L, DSO PMDAs loaded into the process) is not
-// supported: pminfo reports "Operation not supported" for it.
+// A local context (-L, -K) runs the PMDAs of libpcp's DSO table as the
+// tool's children (package local) instead of loading their DSOs.
 package pminfo
 
 import (

@@ -29,6 +29,9 @@ func TestInteropLive(t *testing.T) {
 		append([]string{"-b", "2", "-v"}, constant...), append([]string{"-b", "1", "-i"}, stable...),
 		{"-F", "hinv.ncpu", "nosuch", "hinv"}, {"nosuch", "hinv.ncpu", "nosuch.too"}, {"-h", "localhost", "-v", "hinv.ncpu"},
 		{"-h", "local:", "-I", "kernel.all.load"}, {"-h", "unix:", "hinv"}, {"-h", "nosuch.invalid"}, {"-h", "localhost:1"},
+		// a local context: the PMDAs run by the tool (no PDUs for -V)
+		{"-L", "-v", "hinv.ncpu", "hinv.pagesize"}, {"-L", "-i", "-I", "kernel.all.load"}, {"-L", "-V", "hinv.ncpu"},
+		{"-L", "-K", "clear", "hinv.ncpu"}, {"-L", "-f", "-v", "kernel.uname", "nosuch"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) { testenv.CompareMain(t, "pmprobe", Main, "", args) })
 	}

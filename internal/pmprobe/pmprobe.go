@@ -6,8 +6,9 @@
 // metrics (--derived, $PCP_DERIVED_CONFIG). cmd/pmprobe is a thin wrapper
 // around Main.
 //
-// A local context (-L) is not supported ("Operation not supported").
-// -V's counts of PDUs are those pcpkit's client exchanges with pmcd,
+// A local context (-L, -K) runs the PMDAs of libpcp's DSO table as the
+// tool's children (package local); -V then counts no PDUs, as libpcp's
+// local context exchanges none. -V's counts of PDUs are those pcpkit's client exchanges with pmcd,
 // which are libpcp's (an archive's are all zero). One bug of the real
 // pmprobe is not reproduced: with -b 1, a name whose lookup fails makes
 // it print a line with no name and leave out a later name (`pmprobe -b 1
