@@ -9,9 +9,14 @@ import (
 	"net"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/internal/getopt"
 	"github.com/pcpkit/pcpkit/internal/metricspec"
+	"github.com/pcpkit/pcpkit/internal/pcpconf"
+	"github.com/pcpkit/pcpkit/internal/pmctx"
+	"github.com/pcpkit/pcpkit/local"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/pmcd"
@@ -37,9 +42,19 @@ import (
 // pmlogger and pminfo do; delta() and rate() from the previous fetch,
 // over the time between pmcd's timestamps).
 
-// liveSource is the metric source of live mode: one pmcd.
+// liveConn is where live mode's metrics come from: a pmcd
+// (*pmcd.Client) or a local context's PMDAs (*local.Source).
+type liveConn interface {
+	source.Source
+	InstID(indom pmapi.InDom, name string) (int32, error)
+	InstName(indom pmapi.InDom, inst int32) (string, error)
+	Store(res *pmapi.Result) error
+}
+
+// liveSource is the metric source of live mode: one pmcd, or a local
+// context.
 type liveSource struct {
-	c *pmcd.Client
+	c liveConn
 	// profile, when -i (or the metric specification) names instances,
 	// holds them: pmval's pmAddProfile, applied to each fetch here
 	// since the client always fetches every instance.
@@ -101,9 +116,15 @@ func fetchErrText(err error) string {
 // zone's note, the metric and its instances, and a -x filter.
 func (t *tool) openLive(spec *metricspec.Spec, host string) {
 	o := t.o
-	c, err := pmcd.Dial(host)
-	if err != nil {
-		t.fail("pmval: Cannot connect to PMCD on host \"%s\": %s\n", host, pmcd.DialErrorText(err))
+	var c liveConn
+	if o.local {
+		c = t.openLocal()
+	} else {
+		pc, err := pmcd.Dial(host)
+		if err != nil {
+			t.fail("pmval: Cannot connect to PMCD on host \"%s\": %s\n", host, pmcd.DialErrorText(err))
+		}
+		c = pc
 	}
 	t.live = &liveSource{c: c, d: source.NewDerived(c, t.processRegistry(), source.DerivedOptions{Namespace: t.o.ns})}
 	t.source = host
@@ -130,11 +151,36 @@ func (t *tool) openLive(spec *metricspec.Spec, host string) {
 	if t.samples == 0 && !o.noSamples {
 		t.samples = -1
 	}
+	if o.finish != nil {
+		// -T: the window runs from now; the number of samples is
+		// computed from it as for an archive, and a fetch stamped past
+		// its end ends the report.
+		now := time.Now()
+		w, _, perr := pcptime.ParseWindowSpec(pcptime.WindowSpec{End: o.finish}, pmapi.Timestamp{Sec: now.Unix(), Nsec: int32(now.Nanosecond())}, pmapi.Timestamp{Sec: getopt.UnknownEndSec}, t.zone)
+		if perr != nil {
+			t.fail("pmval: invalid time window.\n%s\n", perr.Message())
+		}
+		t.origin, t.finish, t.liveEnd = w.Origin, w.End, true
+	}
 	t.initLiveMetric(spec)
 	t.initLiveInstances(spec)
 	if o.filter != nil {
 		t.storeFilter(*o.filter)
 	}
+}
+
+// openLocal starts a local context (-L) over the PMDAs of -K's table
+// (pmcd.conf's DSO PMDAs without -K).
+func (t *tool) openLocal() *local.Source {
+	ns, err := local.DefaultNamespace(pcpconf.VarDir())
+	if err != nil {
+		t.fail("pmval: Cannot establish local context: %s\n", archive.ErrText(pmapi.ErrPMNS))
+	}
+	table := t.o.localTable
+	if table == nil {
+		table = &pmctx.LocalTable{}
+	}
+	return local.New(table.PMDAs(), ns, t.errw)
 }
 
 // initLiveMetric looks the metric up (in the -n namespace when given,

@@ -119,6 +119,18 @@ func TestInteropLive(t *testing.T) {
 		{args: []string{"-U", "foo", "-h", "localhost", "hinv.ncpu"}},
 		{args: []string{"-h", "localhost", "-a", "foo", "hinv.ncpu"}},
 		{args: []string{"-h", "localhost?compress", "hinv.ncpu"}},
+		// -T: the number of samples from the window, and the fetch
+		// stamped past its end stops the report
+		{args: []string{"-t", "0.2", "-T", "1.1sec", "hinv.ncpu"}}, // not a whole number of intervals: the real pmval computes the count from two times as doubles
+		{args: []string{"-t", "0.2", "-T", "0.5", "kernel.all.cpu.user"}, changing: true},
+		// a local context: the PMDAs run by the tool itself
+		{args: append(short, "-L", "hinv.ncpu")},
+		{args: append(short, "-L", "kernel.all.cpu.user"), changing: true},
+		{args: append(short, "-L", "-i", "cpu0", "kernel.percpu.cpu.idle"), changing: true},
+		{args: append(short, "-L", "-K", "clear", "-K", "add,30,"+filepath.Join(pmdasDir(), "sample", "pmda_sample.so")+",sample_init", "sampledso.bin")},
+		{args: []string{"-L", "-K", "clear", "-s", "1", "hinv.ncpu"}},
+		{args: []string{"-L", "-K", "nonsense", "-s", "1", "hinv.ncpu"}},
+		{args: []string{"-L", "-t", "0.2", "-T", "0.7", "hinv.ncpu"}},
 		// options pcpkit has no means for fail as the real ones do
 		{args: []string{"--container=nosuch", "-s", "1", "kernel.all.load"}},
 		{args: []string{"--container=nosuch", "-s", "1", "hinv.ncpu"}},
@@ -128,6 +140,14 @@ func TestInteropLive(t *testing.T) {
 	for _, c := range cases {
 		compareLive(t, dir, real, "pmval "+strings.Join(c.args, " "), c.args, "PCP_DERIVED_CONFIG=", c.changing)
 	}
+}
+
+// pmdasDir is $PCP_PMDAS_DIR as the tools take it.
+func pmdasDir() string {
+	if d := os.Getenv("PCP_PMDAS_DIR"); d != "" {
+		return d
+	}
+	return "/var/lib/pcp/pmdas"
 }
 
 // compareLive runs the real pmval and pcpkit's with args and the

@@ -116,11 +116,12 @@ func usageText() string { return pmctx.UsageText(usage) }
 
 // options are pmval's settings after the command line.
 type options struct {
-	archives                     []string // -a and -U, in order
-	hosts                        []string // -h
-	local                        bool     // -L
-	gui                          bool     // -g or -p
-	guiPort                      bool     // -p: connect to a running pmtime
+	archives                     []string          // -a and -U, in order
+	hosts                        []string          // -h
+	local                        bool              // -L
+	localTable                   *pmctx.LocalTable // -K
+	gui                          bool              // -g or -p
+	guiPort                      bool              // -p: connect to a running pmtime
 	namespace                    string
 	align, start, finish, origin *string
 	samples                      int // -1: not given
@@ -264,8 +265,15 @@ func parse(args []string, stderr *strings.Builder, pending *strings.Builder) (*o
 			// (archives ignore it).
 			os.Setenv(pmcd.ContainerEnv, arg)
 		case 'K':
-			// local PMDAs do not apply to archives, and pcpkit has
-			// no local context (-L)
+			// the local context's PMDAs (they do not apply to
+			// archives or hosts)
+			if o.localTable == nil {
+				o.localTable = &pmctx.LocalTable{}
+			}
+			if msg := o.localTable.Spec(arg); msg != "" {
+				fmt.Fprintf(pending, "pmval: pmSpecLocalPMDA failed: %s\n", msg)
+				o.errors++
+			}
 		case 'L':
 			// A local context, whatever -a or -h say (they do not
 			// conflict with it).

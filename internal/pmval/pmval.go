@@ -5,9 +5,9 @@
 // with rate conversion of counters. cmd/pmval is a thin wrapper around
 // Main.
 //
-// A local context (-L) and the GUI time control (-g, -p) are not
-// supported: pmval fails for them ("Operation not supported"; -g and -p
-// as the real pmval fails where pmtime is not installed). --container
+// A local context (-L) runs the PMDAs itself (package local). The GUI
+// time control (-g, -p) is not supported: pmval fails for it as the real
+// pmval fails where pmtime is not installed. --container
 // is sent to pmcd (pmcd.ContainerEnv).
 package pmval
 
@@ -65,6 +65,7 @@ type tool struct {
 	origin, finish pmapi.Timestamp
 	delta          int64 // interpolation interval, nanoseconds
 	samples        int
+	liveEnd        bool // live, with -T: t.origin and t.finish are set
 
 	reporting  bool
 	labelStyle int
@@ -202,10 +203,6 @@ func (t *tool) run(args []string) int {
 	}
 	defer t.closeSource()
 	if !isArchive {
-		if o.local {
-			// A local context (DSO PMDAs) is not supported.
-			t.fail("pmval: Cannot establish local context: %s\n", archive.ErrText(syscall.ENOTSUP))
-		}
 		if t.json != nil {
 			t.fail("pmval: --json is supported for archives only\n")
 		}
@@ -226,7 +223,7 @@ func (t *tool) run(args []string) int {
 
 	// The number of fetches, when it is not given: an archive's window
 	// over the interval (live, every sample until interrupted).
-	if t.samples < 0 && !t.rawArc && t.live == nil && t.finish.Sec != getopt.UnknownEndSec {
+	if t.samples < 0 && !t.rawArc && (t.live == nil || t.liveEnd) && t.finish.Sec != getopt.UnknownEndSec {
 		d := realTime(t.finish) - realTime(t.origin)
 		if o.reverse {
 			d = -d
@@ -579,7 +576,7 @@ func (t *tool) getvals() (vs *pmapi.ValueSet, stamp pmapi.Timestamp, ok, end boo
 		}
 		t.fail("\npmval: %s: %s\n", what, archive.ErrText(err))
 	}
-	if t.live == nil && (!t.o.reverse && realTime(res.Timestamp) > realTime(t.finish) ||
+	if (t.live == nil || t.liveEnd) && (!t.o.reverse && realTime(res.Timestamp) > realTime(t.finish) ||
 		t.o.reverse && realTime(res.Timestamp) < realTime(t.finish)) {
 		return nil, stamp, false, true
 	}
