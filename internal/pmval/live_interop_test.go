@@ -129,6 +129,8 @@ func TestInteropLive(t *testing.T) {
 		{args: append(short, "-L", "-i", "cpu0", "kernel.percpu.cpu.idle"), changing: true},
 		{args: append(short, "-L", "-K", "clear", "-K", "add,30,"+filepath.Join(pmdasDir(), "sample", "pmda_sample.so")+",sample_init", "sampledso.bin")},
 		{args: []string{"-L", "-K", "clear", "-s", "1", "hinv.ncpu"}},
+		{args: []string{"-s", "1", "@:hinv.ncpu"}}, // pmParseMetricSpec's local context
+		{args: append(short, "@:kernel.all.load[1 minute]"), changing: true},
 		{args: []string{"-L", "-K", "nonsense", "-s", "1", "hinv.ncpu"}},
 		{args: []string{"-L", "-t", "0.2", "-T", "0.7", "hinv.ncpu"}},
 		// options pcpkit has no means for fail as the real ones do

@@ -168,6 +168,9 @@ func (t *tool) run(args []string) int {
 				o.archives = append(o.archives, spec.Archive)
 			}
 			source = spec.Archive
+		case spec.Host == "@":
+			// pmParseMetricSpec's local context ("@:metric")
+			o.local = true
 		case spec.Host != "":
 			if len(o.hosts) == 0 {
 				o.hosts = append(o.hosts, spec.Host)
