@@ -1,8 +1,10 @@
 package pmcd
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"net"
 	"testing"
 	"time"
@@ -110,4 +112,46 @@ func TestAgentHandshakeBad(t *testing.T) {
 			}
 		})
 	}
+}
+
+// scripted is an agent that says b and records what it is told.
+type scripted struct {
+	io.Reader
+	told bytes.Buffer
+}
+
+func (s *scripted) Write(p []byte) (int, error) { return s.told.Write(p) }
+func (s *scripted) Close() error                { return nil }
+
+// FuzzAgentHandshake feeds arbitrary bytes to NewAgent as the agent's
+// opening: it must fail with a typed error, or succeed on a CREDS with a
+// version-2 credential and answer with one CREDS; never panic.
+func FuzzAgentHandshake(f *testing.F) {
+	f.Add(credsPDU(2, uint32(FeatureAuth)))
+	f.Add(credsPDU(1, 0))
+	f.Add(buildPDU(pduCreds, words(2, 2<<24, credsVersion<<24|2<<16)))
+	f.Add(errorPDU(0))
+	f.Add([]byte{0, 0, 0, 12, 0, 0, 0x70, 0x0c})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		agent := &scripted{Reader: bytes.NewReader(b)}
+		c, err := NewAgent(agent)
+		if err == nil {
+			if c.version != pduVersion2 {
+				t.Fatalf("accepted PDU version %d", c.version)
+			}
+			if told := agent.told.Bytes(); len(told) != 20 || binary.BigEndian.Uint32(told[4:]) != pduCreds {
+				t.Fatalf("answered % x", told)
+			}
+			return
+		}
+		if agent.told.Len() != 0 {
+			t.Fatalf("answered % x to a bad opening (%v)", agent.told.Bytes(), err)
+		}
+		var de *DecodeError
+		var he *HandshakeError
+		var ce *ConnError
+		if !errors.As(err, &de) && !errors.As(err, &he) && !errors.As(err, &ce) {
+			t.Fatalf("error of type %T: %v", err, err)
+		}
+	})
 }
