@@ -65,3 +65,18 @@ func TestValidDebug(t *testing.T) {
 		}
 	}
 }
+
+func TestFromEnv(t *testing.T) {
+	env := []string{
+		"HOME=/root", "PCP_HOST=h1", "PCP_ARCHIVE_LIST=a,b", "PCP_DEBUG=pdu", "PCPX=1",
+		"PCP_SAMPLES=3", "PCP_LOCALMODE=", "PCP_HOSTZONE", "PCP_NOSUCH=1", "PCP_INTERVAL=2sec",
+		"PCP_HOST_LIST=x,y", "PCP_ORIGIN_TIME=@10:00",
+	}
+	want := []Opt{
+		{Short: 'h', Arg: "h1"}, {Short: 'a', Arg: "a,b"}, {Short: 's', Arg: "3"}, {Short: 'L'},
+		{Short: 'z'}, {Short: 't', Arg: "2sec"}, {Short: 'O', Arg: "@10:00"},
+	}
+	if diff := cmp.Diff(want, FromEnv(env)); diff != "" {
+		t.Errorf("FromEnv (-want +got):\n%s", diff)
+	}
+}

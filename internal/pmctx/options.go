@@ -283,38 +283,13 @@ func (o *Opts) setHostZone() {
 }
 
 // fromEnv is __pmStartOptions: the PCP_* variables that stand for
-// options, in the order of the environment.
+// options (getopt.FromEnv), in the order of the environment. Those of
+// options pminfo and pmprobe have no use for (-D, -g, -p, -s, -t: no
+// debug output, no time control, no samples) are left out.
 func (p *Parser) fromEnv(o *Opts) {
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PCP_") {
-			continue
-		}
-		name, value, _ := strings.Cut(kv[4:], "=")
-		switch name {
-		case "ALIGN_TIME":
-			o.Align = &value
-		case "ARCHIVE":
-			o.addArchive(value)
-		case "HOST":
-			o.addHost(value)
-		case "SPECLOCAL":
-			p.standardOpt(o, 'K', value)
-		case "LOCALMODE", "LOCALPMDA":
-			o.setLocal()
-		case "NAMESPACE":
-			o.setNamespace(value, true)
-		case "UNIQNAMES":
-			o.setNamespace(value, false)
-		case "ORIGIN", "ORIGIN_TIME":
-			o.Origin = &value
-		case "START_TIME":
-			o.Start = &value
-		case "FINISH_TIME":
-			o.Finish = &value
-		case "TIMEZONE":
-			o.setTimeZone(value)
-		case "HOSTZONE":
-			o.setHostZone()
+	for _, opt := range getopt.FromEnv(os.Environ()) {
+		if strings.ContainsRune("AahKLnNOSTZz", opt.Short) {
+			p.standardOpt(o, opt.Short, opt.Arg)
 		}
 	}
 }

@@ -357,3 +357,39 @@ func TestInteropLiveDerived(t *testing.T) {
 		compareLive(t, dir, real, env+" pmval "+strings.Join(c.args, " "), c.args, env, c.changing)
 	}
 }
+
+// TestInteropEnvOptions checks the PCP_* variables that stand for
+// options (libpcp's __pmStartOptions, getopt.FromEnv), alone and with
+// the command line's, against the real pmval.
+func TestInteropEnvOptions(t *testing.T) {
+	real := testenv.RealTool(t, "pmval")
+	needPMCD(t)
+	dir := t.TempDir()
+	arch := filepath.Join(testenv.RepoRoot(t), "testdata", "archives", "sample-v3")
+	for _, c := range []struct {
+		env  []string
+		args []string
+	}{
+		{[]string{"PCP_ARCHIVE=" + arch}, []string{"-t", "1", "sample.colour"}},
+		{[]string{"PCP_ARCHIVE_LIST=" + arch + "," + arch}, []string{"-t", "1", "sample.colour"}},
+		{[]string{"PCP_ARCHIVE=" + arch, "PCP_TIMEZONE=EST5EDT", "PCP_START_TIME=+2"}, []string{"-t", "1", "sample.colour"}},
+		{[]string{"PCP_ARCHIVE=" + arch, "PCP_SAMPLES=3", "PCP_INTERVAL=2"}, []string{"sample.colour"}},
+		{[]string{"PCP_ARCHIVE=" + arch, "PCP_SAMPLES=x"}, []string{"sample.colour"}},
+		{[]string{"PCP_ARCHIVE=" + arch, "PCP_HOST=localhost"}, []string{"-s", "1", "sample.colour"}},
+		{[]string{"PCP_SAMPLES=2", "PCP_INTERVAL=0.1"}, []string{"hinv.ncpu"}},
+		{[]string{"PCP_SAMPLES=2"}, []string{"-s", "1", "hinv.ncpu"}},
+		{[]string{"PCP_HOST=localhost"}, []string{"-s", "1", "hinv.ncpu"}},
+		{[]string{"PCP_LOCALMODE=1"}, []string{"-s", "1", "hinv.ncpu"}},
+		{[]string{"PCP_LOCALMODE=1", "PCP_SPECLOCAL=clear"}, []string{"-s", "1", "hinv.ncpu"}},
+		{[]string{"PCP_INTERVAL=junk"}, []string{"-s", "1", "hinv.ncpu"}},
+	} {
+		env := append([]string{"PCP_DERIVED_CONFIG="}, c.env...)
+		what := strings.Join(env, " ") + " pmval " + strings.Join(c.args, " ")
+		// a subtest each: run's settings of the environment end with it
+		t.Run(what, func(t *testing.T) {
+			wout, werr, wrc := testenv.RunCommand(t, dir, testenv.RealEnv(env...), real, c.args...)
+			out, errs, rc := run(t, dir, c.args, env...)
+			testenv.CompareRun(t, "pmval", what, string(wout), string(werr), wrc, out, errs, rc)
+		})
+	}
+}

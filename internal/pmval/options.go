@@ -157,6 +157,12 @@ type options struct {
 func parse(args []string, stderr *strings.Builder, pending *strings.Builder) (*options, []string) {
 	o := &options{samples: -1, fixed: -1}
 	evs, operands := getopt.ParseEvents(args, shortOpts, longOpts)
+	// __pmStartOptions: the PCP_* variables first, as their options
+	var env []getopt.Event
+	for _, opt := range getopt.FromEnv(os.Environ()) {
+		env = append(env, getopt.Event{Opt: opt})
+	}
+	evs = append(env, evs...)
 	for _, ev := range evs {
 		if ev.Err != "" {
 			fmt.Fprintf(stderr, "pmval: %s\n", ev.Err)
