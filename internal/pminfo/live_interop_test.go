@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pcpkit/pcpkit/collector"
+	"github.com/pcpkit/pcpkit/internal/pcpconf"
 	"github.com/pcpkit/pcpkit/internal/testenv"
 )
 
@@ -191,7 +192,7 @@ func TestJSONLive(t *testing.T) {
 // DSO named by -K; the linux PMDA is in every local context's table.
 func TestInteropLocal(t *testing.T) {
 	testenv.RealTool(t, "pminfo")
-	sample := filepath.Join(pmdasDir(), "sample", "pmda_sample.so")
+	sample := filepath.Join(pcpconf.Get("PCP_PMDAS_DIR", "/var/lib/pcp/pmdas"), "sample", "pmda_sample.so")
 	if _, err := os.Stat(sample); err != nil {
 		t.Skipf("no sample PMDA: %v", err)
 	}
@@ -214,12 +215,4 @@ func TestInteropLocal(t *testing.T) {
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) { compareReal(t, "", args) })
 	}
-}
-
-// pmdasDir is $PCP_PMDAS_DIR as the tools take it.
-func pmdasDir() string {
-	if d := os.Getenv("PCP_PMDAS_DIR"); d != "" {
-		return d
-	}
-	return "/var/lib/pcp/pmdas"
 }

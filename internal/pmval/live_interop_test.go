@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pcpkit/pcpkit/internal/pcpconf"
 	"github.com/pcpkit/pcpkit/internal/testenv"
 	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/pmcd"
@@ -127,7 +128,7 @@ func TestInteropLive(t *testing.T) {
 		{args: append(short, "-L", "hinv.ncpu")},
 		{args: append(short, "-L", "kernel.all.cpu.user"), changing: true},
 		{args: append(short, "-L", "-i", "cpu0", "kernel.percpu.cpu.idle"), changing: true},
-		{args: append(short, "-L", "-K", "clear", "-K", "add,30,"+filepath.Join(pmdasDir(), "sample", "pmda_sample.so")+",sample_init", "sampledso.bin")},
+		{args: append(short, "-L", "-K", "clear", "-K", "add,30,"+filepath.Join(pcpconf.Get("PCP_PMDAS_DIR", "/var/lib/pcp/pmdas"), "sample", "pmda_sample.so")+",sample_init", "sampledso.bin")},
 		{args: []string{"-L", "-K", "clear", "-s", "1", "hinv.ncpu"}},
 		{args: []string{"-s", "1", "@:hinv.ncpu"}}, // pmParseMetricSpec's local context
 		{args: append(short, "@:kernel.all.load[1 minute]"), changing: true},
@@ -142,14 +143,6 @@ func TestInteropLive(t *testing.T) {
 	for _, c := range cases {
 		compareLive(t, dir, real, "pmval "+strings.Join(c.args, " "), c.args, "PCP_DERIVED_CONFIG=", c.changing)
 	}
-}
-
-// pmdasDir is $PCP_PMDAS_DIR as the tools take it.
-func pmdasDir() string {
-	if d := os.Getenv("PCP_PMDAS_DIR"); d != "" {
-		return d
-	}
-	return "/var/lib/pcp/pmdas"
 }
 
 // compareLive runs the real pmval and pcpkit's with args and the
