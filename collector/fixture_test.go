@@ -555,7 +555,7 @@ func labelMap(t *testing.T, s archive.LabelSet, typ uint32) map[string]string {
 		if string(m[name]) != value {
 			t.Errorf("%q: entry %q=%q, JSON has %s", s.JSON, name, value, m[name])
 		}
-		if uint32(l.Flags)&^labelOptional != typ {
+		if uint32(l.Flags)&^archive.LabelOptional != typ {
 			t.Errorf("%q: flags %#x, type %#x", s.JSON, l.Flags, typ)
 		}
 	}

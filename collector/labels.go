@@ -2,15 +2,14 @@ package collector
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
-
-// labelOptional is PM_LABEL_OPTIONAL in a label's flags.
-const labelOptional = 0x80
 
 // label is one name and value; the value is JSON (a quoted string or a
 // number).
@@ -20,35 +19,16 @@ type label struct {
 }
 
 // makeLabelSet builds a label set as pmcd sends it: the labels (sorted by
-// name by the caller) as one JSON object, with each label's name and
-// value located in it and flagged with the label type typ.
+// name by the caller), each flagged with the label type typ.
 func makeLabelSet(inst int32, typ uint32, labels ...label) archive.LabelSet {
-	s := archive.LabelSet{Inst: inst}
-	if len(labels) == 0 {
-		return s
-	}
-	var b bytes.Buffer
-	b.WriteByte('{')
+	pairs := make([]archive.LabelPair, len(labels))
 	for i, l := range labels {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('"')
-		no := b.Len()
-		b.WriteString(l.name)
-		b.WriteString(`":`)
-		vo := b.Len()
-		b.WriteString(l.value)
-		fl := uint8(typ)
+		pairs[i] = archive.LabelPair{Name: l.name, Value: l.value, Flags: uint8(typ)}
 		if l.optional {
-			fl |= labelOptional
+			pairs[i].Flags |= archive.LabelOptional
 		}
-		s.Labels = append(s.Labels, archive.LabelEntry{NameOff: no, NameLen: len(l.name), Flags: fl,
-			ValueOff: vo, ValueLen: len(l.value)})
 	}
-	b.WriteByte('}')
-	s.JSON = b.String()
-	return s
+	return archive.MakeLabelSet(inst, pairs...)
 }
 
 // jsonString quotes s as a JSON string.
@@ -69,25 +49,36 @@ func jsonString(s string) string {
 	return string(append(b, '"'))
 }
 
-// contextLabels are pmcd's context labels: the host's domain name, host
-// name and machine id, and the client's user and group ids (optional
-// labels).
+// contextLabels are pmcd's context labels (ContextLabels) for this
+// collector's tree and client.
 func (c *Collector) contextLabels() archive.LabelSet {
-	dom := "localdomain"
-	if b, err := c.readSmall("proc/sys/kernel/domainname"); err == nil {
-		if d := string(bytes.TrimSpace(b)); d != "" && d != "(none)" {
-			dom = d
+	return ContextLabels(c.root, c.Host(), c.uid, c.gid)
+}
+
+// ContextLabels are the context labels pmcd gives a client on its unix
+// socket (and libpcp a local context): the host's domain name (from
+// root's proc/sys/kernel/domainname, "localdomain" without one), the
+// host name, the machine id (root's etc/machine-id) and the client's
+// user and group ids (optional labels). root is "/" but for tests.
+func ContextLabels(root, host string, uid, gid int) archive.LabelSet {
+	read := func(rel string) string {
+		b, err := os.ReadFile(filepath.Join(root, rel))
+		if err != nil {
+			return ""
 		}
+		return string(bytes.TrimSpace(b))
+	}
+	dom := "localdomain"
+	if d := read("proc/sys/kernel/domainname"); d != "" && d != "(none)" {
+		dom = d
 	}
 	ls := []label{{name: "domainname", value: jsonString(dom)},
-		{name: "groupid", value: strconv.Itoa(c.gid), optional: true},
-		{name: "hostname", value: jsonString(c.Host())}}
-	if b, err := c.readSmall("etc/machine-id"); err == nil {
-		if id := string(bytes.TrimSpace(b)); id != "" {
-			ls = append(ls, label{name: "machineid", value: jsonString(id)})
-		}
+		{name: "groupid", value: strconv.Itoa(gid), optional: true},
+		{name: "hostname", value: jsonString(host)}}
+	if id := read("etc/machine-id"); id != "" {
+		ls = append(ls, label{name: "machineid", value: jsonString(id)})
 	}
-	ls = append(ls, label{name: "userid", value: strconv.Itoa(c.uid), optional: true})
+	ls = append(ls, label{name: "userid", value: strconv.Itoa(uid), optional: true})
 	return makeLabelSet(pmapi.InstNull, archive.LabelContext, ls...)
 }
 

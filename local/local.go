@@ -32,12 +32,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/collector"
 	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/pmcd"
 	"github.com/pcpkit/pcpkit/pmns"
@@ -50,6 +52,16 @@ type PMDA struct {
 	Domain int    // the PMDA's domain
 	Path   string // its shared object, DIR/pmda_NAME.so
 	Init   string // its init routine, NAME_init
+}
+
+// Name is the PMDA's name, NAME of its DSO DIR/pmda_NAME.so (the file
+// name without ".so" if it has no "pmda_" prefix).
+func (p PMDA) Name() string {
+	name := strings.TrimSuffix(filepath.Base(p.Path), ".so")
+	if n, ok := strings.CutPrefix(name, "pmda_"); ok {
+		return n
+	}
+	return name
 }
 
 // Daemon is the program that serves p as a pipe agent: DIR/pmdaNAME for
@@ -430,13 +442,15 @@ func (s *Source) InDom(indom pmapi.InDom) ([]int32, []string, error) {
 	return c.InDom(indom)
 }
 
-// Labels is pmGetLabels for one type, answered by the PMDA of ident's
-// domain; a local context has no context labels.
+// Labels is pmGetLabels for one type: the context labels pmcd would give
+// the tool on its unix socket (collector.ContextLabels), else the
+// answer of the PMDA of ident's domain, whose domain labels get the
+// "agent" label libpcp adds (NAME of its DSO pmda_NAME.so).
 func (s *Source) Labels(typ uint32, ident uint32) ([]archive.LabelSet, error) {
 	var domain int
 	switch typ {
 	case archive.LabelContext:
-		return nil, nil
+		return []archive.LabelSet{collector.ContextLabels("/", s.Host(), os.Getuid(), os.Getgid())}, nil
 	case archive.LabelDomain:
 		domain = int(ident)
 	case archive.LabelInDom, archive.LabelInstances:
@@ -448,7 +462,25 @@ func (s *Source) Labels(typ uint32, ident uint32) ([]archive.LabelSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.Labels(typ, ident)
+	sets, err := c.Labels(typ, ident)
+	if err != nil || typ != archive.LabelDomain {
+		return sets, err
+	}
+	return []archive.LabelSet{withAgent(sets, s.table[domain].Name())}, nil
+}
+
+// withAgent is a PMDA's domain label set with the label {"agent":name}
+// added, the labels sorted by name.
+func withAgent(sets []archive.LabelSet, name string) archive.LabelSet {
+	var pairs []archive.LabelPair
+	if len(sets) > 0 {
+		pairs = sets[0].Pairs()
+	}
+	if !slices.ContainsFunc(pairs, func(p archive.LabelPair) bool { return p.Name == "agent" }) {
+		pairs = append(pairs, archive.LabelPair{Name: "agent", Value: strconv.Quote(name), Flags: archive.LabelDomain})
+	}
+	slices.SortStableFunc(pairs, func(a, b archive.LabelPair) int { return strings.Compare(a.Name, b.Name) })
+	return archive.MakeLabelSet(pmapi.InstNull, pairs...)
 }
 
 // Text is pmLookupText or pmLookupInDomText, answered by the PMDA of

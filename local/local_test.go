@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/pcpkit/pcpkit/archive"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -141,5 +142,24 @@ func TestSamplePMDA(t *testing.T) {
 	}
 	if _, err := s.Traverse("nosuch"); !errors.Is(err, pmapi.ErrName) {
 		t.Errorf("Traverse(nosuch) = %v", err)
+	}
+}
+
+func TestWithAgent(t *testing.T) {
+	role := archive.MakeLabelSet(pmapi.InstNull, archive.LabelPair{Name: "role", Value: `"testing"`, Flags: archive.LabelDomain})
+	for _, tc := range []struct {
+		sets []archive.LabelSet
+		want string
+	}{
+		{nil, `{"agent":"sample"}`},
+		{[]archive.LabelSet{role}, `{"agent":"sample","role":"testing"}`},
+		{[]archive.LabelSet{archive.MakeLabelSet(pmapi.InstNull, archive.LabelPair{Name: "agent", Value: `"own"`})}, `{"agent":"own"}`},
+	} {
+		if got := withAgent(tc.sets, "sample"); got.JSON != tc.want {
+			t.Errorf("withAgent(%v) = %s, want %s", tc.sets, got.JSON, tc.want)
+		}
+	}
+	if got := (PMDA{Path: "/x/pmda_linux.so"}).Name(); got != "linux" {
+		t.Errorf("Name = %q", got)
 	}
 }

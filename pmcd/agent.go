@@ -22,7 +22,8 @@ import (
 // more). Descs, Host and Reconnect are pmcd's alone and must not be used.
 // Requests carry context number 0.
 //
-// Features are the flags the agent asked for in its CREDS.
+// Features are the flags the agent asked for in its CREDS, with
+// FeatureLabels.
 //
 // conn's SetDeadline, when it has one (an *os.File pipe does), bounds
 // the handshake and each request as for pmcd.
@@ -86,7 +87,9 @@ func (c *Client) agentHandshake(conn pduConn) error {
 	if _, err := conn.Write(c.wbuf); err != nil {
 		return &ConnError{Op: "handshake with agent: sending CREDS", Err: err}
 	}
-	c.version, c.features = version, Features(flags)
+	// An agent is asked for labels (PDU_FLAG_LABELS is pmcd's to
+	// offer; an agent without them answers with an error).
+	c.version, c.features = version, Features(flags)|FeatureLabels
 	return nil
 }
 

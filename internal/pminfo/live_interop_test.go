@@ -210,6 +210,11 @@ func TestInteropLocal(t *testing.T) {
 		{"-L", "-K", "clear", "-f", "sampledso.long.one"},
 		{"-L", "-f", "hinv.ncpu", "hinv.pagesize", "kernel.uname.sysname"},
 		{"-L", "-dtT", "kernel.all.load", "hinv.ncpu"},
+		// labels: pmcd's context labels for a local client, the PMDA's
+		// with the "agent" label of its DSO's name; series from them
+		{"-L", "-l", "hinv.ncpu", "kernel.all.load", "kernel.percpu.cpu.user"},
+		{"-L", "-s", "-I", "hinv.ncpu", "kernel.all.load"},
+		append(withSample, "-dl", "sampledso.bin", "sampledso.long.one"),
 		{"-L", "-K", "clear", "-K", "add,3,/nonexistent/pmda_x.so,x_init", "-f", "proc.nprocs"},
 		{"-L", "-K", "clear", "-K", "add,30,/nonexistent/pmda_sample,sample_init", "-d", "sampledso.long.one"},
 	} {
