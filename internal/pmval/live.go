@@ -2,10 +2,8 @@ package pmval
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"net"
 	"sort"
 	"strconv"
@@ -277,7 +275,7 @@ func (t *tool) storeFilter(text string) {
 	if t.events {
 		typ = pmapi.TypeString
 	}
-	v, err := filterValue(text, typ)
+	v, err := pmapi.ParseValue(text, typ)
 	if err != nil {
 		switch {
 		case errors.Is(err, strconv.ErrRange):
@@ -305,69 +303,6 @@ func (t *tool) storeFilter(text string) {
 	if err := t.live.c.Store(&pmapi.Result{VSets: []pmapi.ValueSet{vs}}); err != nil {
 		t.fail("pmval: store value \"%s\" failed: %s\n", text, archive.ErrText(err))
 	}
-}
-
-// filterValue converts -x's text to a value of type typ (__pmStringValue
-// for the types pmval can store).
-func filterValue(text string, typ pmapi.Type) (pmapi.Value, error) {
-	var v pmapi.Value
-	switch typ {
-	case pmapi.Type32:
-		n, err := strconv.ParseInt(text, 0, 32)
-		if err != nil {
-			return v, numErr(err)
-		}
-		v.Insitu = int32(n)
-	case pmapi.TypeU32:
-		n, err := strconv.ParseUint(text, 0, 32)
-		if err != nil {
-			return v, numErr(err)
-		}
-		v.Insitu = int32(uint32(n))
-	case pmapi.Type64, pmapi.TypeU64, pmapi.TypeDouble, pmapi.TypeFloat:
-		var bits uint64
-		var err error
-		switch typ {
-		case pmapi.Type64:
-			var n int64
-			n, err = strconv.ParseInt(text, 0, 64)
-			bits = uint64(n)
-		case pmapi.TypeU64:
-			bits, err = strconv.ParseUint(text, 0, 64)
-		case pmapi.TypeFloat:
-			var f float64
-			f, err = strconv.ParseFloat(text, 32)
-			bits = uint64(math.Float32bits(float32(f)))
-		default:
-			var f float64
-			f, err = strconv.ParseFloat(text, 64)
-			bits = math.Float64bits(f)
-		}
-		if err != nil {
-			return v, numErr(err)
-		}
-		v.BlockType = typ
-		if typ == pmapi.TypeFloat {
-			v.Block = binary.BigEndian.AppendUint32(nil, uint32(bits))
-		} else {
-			v.Block = binary.BigEndian.AppendUint64(nil, bits)
-		}
-	case pmapi.TypeString:
-		v.BlockType = typ
-		v.Block = append([]byte(text), 0)
-	default:
-		return v, pmapi.ErrType
-	}
-	return v, nil
-}
-
-// numErr is a parse failure as __pmStringValue reports it: out of range,
-// or not a number of the type.
-func numErr(err error) error {
-	if errors.Is(err, strconv.ErrRange) {
-		return strconv.ErrRange
-	}
-	return pmapi.ErrType
 }
 
 // paramNameDesc is the first name and the descriptor of an event

@@ -3,9 +3,7 @@ package pmval
 import (
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -185,35 +183,6 @@ func TestLiveCounterFetches(t *testing.T) {
 	}
 	if elapsed < 200*time.Millisecond {
 		t.Errorf("3 fetches 0.1 s apart took %v", elapsed)
-	}
-}
-
-// TestFilterValue covers -x's conversions.
-func TestFilterValue(t *testing.T) {
-	for _, c := range []struct {
-		text string
-		typ  pmapi.Type
-		want pmapi.Value
-		err  error
-	}{
-		{"3", pmapi.Type32, pmapi.Value{Insitu: 3}, nil},
-		{"-3", pmapi.Type32, pmapi.Value{Insitu: -3}, nil},
-		{"4294967295", pmapi.TypeU32, pmapi.Value{Insitu: -1}, nil},
-		{"4294967296", pmapi.TypeU32, pmapi.Value{}, strconv.ErrRange},
-		{"x", pmapi.Type32, pmapi.Value{}, pmapi.ErrType},
-		{"1", pmapi.TypeU64, pmapi.Value{BlockType: pmapi.TypeU64, Block: []byte{0, 0, 0, 0, 0, 0, 0, 1}}, nil},
-		{"1", pmapi.TypeFloat, pmapi.Value{BlockType: pmapi.TypeFloat, Block: []byte{0x3f, 0x80, 0, 0}}, nil},
-		{"ab", pmapi.TypeString, pmapi.Value{BlockType: pmapi.TypeString, Block: []byte("ab\x00")}, nil},
-		{"1", pmapi.TypeAggregate, pmapi.Value{}, pmapi.ErrType},
-	} {
-		got, err := filterValue(c.text, c.typ)
-		if err != c.err {
-			t.Errorf("filterValue(%q, %v): error %v, want %v", c.text, c.typ, err, c.err)
-			continue
-		}
-		if err == nil && !reflect.DeepEqual(got, c.want) {
-			t.Errorf("filterValue(%q, %v) = %+v, want %+v", c.text, c.typ, got, c.want)
-		}
 	}
 }
 
