@@ -13,7 +13,6 @@ import (
 
 	"github.com/pcpkit/pcpkit/internal/pcpconf"
 	"github.com/pcpkit/pcpkit/internal/testenv"
-	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/pmcd"
 )
 
