@@ -67,12 +67,18 @@ func Parse(args []string, short string, longs []Long) ([]Opt, []string, error) {
 // ParseEvents parses args as Parse does, keeping options and complaints
 // in command-line order, for tools that interleave their own messages
 // with getopt's. Options are permuted before the operands; "--" ends them.
+// A short option string that starts with "+" asks for getopt's
+// REQUIRE_ORDER (PM_OPTFLAG_POSIX): the first operand ends the options,
+// so that `pmstore METRIC -5` stores -5.
 func ParseEvents(args []string, short string, longs []Long) ([]Event, []string) {
 	var evs []Event
 	var operands []string
+	short, inOrder := strings.CutPrefix(short, "+")
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
+		case inOrder && (a == "-" || !strings.HasPrefix(a, "-")):
+			return evs, append(operands, args[i:]...)
 		case a == "--":
 			return evs, append(operands, args[i+1:]...)
 		case strings.HasPrefix(a, "--"):

@@ -80,3 +80,27 @@ func TestFromEnv(t *testing.T) {
 		t.Errorf("FromEnv (-want +got):\n%s", diff)
 	}
 }
+
+func TestRequireOrder(t *testing.T) {
+	for _, tc := range []struct {
+		args     []string
+		opts     []Opt
+		operands []string
+	}{
+		{[]string{"-f", "sample.long.one", "-5"}, []Opt{{Short: 'f'}}, []string{"sample.long.one", "-5"}},
+		{[]string{"-i", "a,b", "m", "-i", "x"}, []Opt{{Short: 'i', Arg: "a,b"}}, []string{"m", "-i", "x"}},
+		{[]string{"--", "-f", "v"}, nil, []string{"-f", "v"}},
+		{[]string{"-", "-f"}, nil, []string{"-", "-f"}},
+	} {
+		opts, operands, err := Parse(tc.args, "+fi:", nil)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", tc.args, err)
+		}
+		if diff := cmp.Diff(tc.opts, opts); diff != "" {
+			t.Errorf("Parse(%q) options (-want +got):\n%s", tc.args, diff)
+		}
+		if diff := cmp.Diff(tc.operands, operands); diff != "" {
+			t.Errorf("Parse(%q) operands (-want +got):\n%s", tc.args, diff)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/pcpkit/pcpkit/internal/pmlogger"
 	"github.com/pcpkit/pcpkit/internal/pmprobe"
 	"github.com/pcpkit/pcpkit/internal/pmreplay"
+	"github.com/pcpkit/pcpkit/internal/pmstore"
 	"github.com/pcpkit/pcpkit/internal/pmval"
 )
 
@@ -32,6 +33,7 @@ var Tools = []*cli.Tool{
 	&logsummary.CLI,
 	&pcp2arrow.CLI,
 	&pmprobe.CLI,
+	&pmstore.CLI,
 	&pmreplay.CLI,
 	&pmval.CLI,
 }
