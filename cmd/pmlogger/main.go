@@ -1,14 +1,18 @@
 // Command pmlogger records performance metrics from a live source (a
-// pmcd, or pcpkit's built-in /proc collector) into a PCP archive, with
+// pmcd, a local context's PMDAs with -o, or pcpkit's built-in /proc
+// collector) into a PCP archive, with
 // the options, configuration language, log file and archive layout of
 // PCP 6.0.3's pmlogger. See pmlogger(1) and docs/pmlogger.md.
 package main
 
 import (
+	"io"
 	"os"
 	"runtime"
 
+	"github.com/pcpkit/pcpkit/internal/pcpconf"
 	"github.com/pcpkit/pcpkit/internal/pmlogger"
+	"github.com/pcpkit/pcpkit/local"
 	"github.com/pcpkit/pcpkit/pmcd"
 	"github.com/pcpkit/pcpkit/source"
 )
@@ -30,5 +34,16 @@ func main() {
 	os.Exit(pmlogger.Main(os.Args[1:], os.Stdout, os.Stderr, pmlogger.Sources{
 		DialPMCD: func(spec string) (source.Source, error) { return pmcd.Dial(spec) },
 		Builtin:  builtin,
+		Local:    localContext,
 	}))
+}
+
+// localContext is -o: the PMDAs run by the logger (package local), with
+// the names of the default PMNS.
+func localContext(pmdas []local.PMDA, msgs io.Writer) (source.Source, error) {
+	ns, err := local.DefaultNamespace(pcpconf.VarDir())
+	if err != nil {
+		return nil, err
+	}
+	return local.New(pmdas, ns, msgs), nil
 }

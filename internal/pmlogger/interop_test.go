@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pcpkit/pcpkit/archive"
+	"github.com/pcpkit/pcpkit/internal/pcpconf"
 	"github.com/pcpkit/pcpkit/internal/testenv"
 	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/pmcd"
@@ -287,5 +288,45 @@ func sameRecording(t *testing.T, what, rb, pb string) {
 		if r, p := shape(rrecs[i]), shape(precs[i]); r != p {
 			t.Errorf("%s record %d:\nreal   %s\npcpkit %s", what, i, r, p)
 		}
+	}
+}
+
+// TestInteropLocalContext records with -o (a local context: the real
+// pmlogger loads the PMDAs' DSOs, pcpkit's runs their daemons) the linux
+// PMDA's and the sample PMDA's (as sampledso, via -K) constant metrics,
+// and compares the logs and the archives' descriptors, instance domains
+// and values (pmdumplog -dim: not the help texts and labels, where a
+// daemon differs from its DSO, see docs/local-context.md).
+func TestInteropLocalContext(t *testing.T) {
+	real := testenv.RealTool(t, "pmlogger")
+	testenv.RealTool(t, "pmdumplog")
+	sample := filepath.Join(pcpconf.Get("PCP_PMDAS_DIR", "/var/lib/pcp/pmdas"), "sample", "pmda_sample.so")
+	if _, err := os.Stat(sample); err != nil {
+		t.Skipf("no sample PMDA: %v", err)
+	}
+	dir := t.TempDir()
+	exe := testenv.BuildCommand(t, "pmlogger", dir)
+	cfg := filepath.Join(dir, "local.config")
+	os.WriteFile(cfg, []byte("log mandatory on 100 msec { hinv.ncpu hinv.pagesize sampledso.long sampledso.bin sampledso.string.hullo }\n"), 0o644)
+	run := func(prog, base string) string {
+		args := []string{"-o", "-K", "clear", "-K", "add,30," + sample + ",sample_init", "-c", cfg, "-s", "3", "-l", base + ".log", base}
+		_, errb, rc := testenv.RunCommand(t, dir, loggerEnv("PCP_DERIVED_CONFIG="), prog, args...)
+		if rc != 0 {
+			t.Fatalf("%s: rc %d: %s", prog, rc, errb)
+		}
+		log, _ := os.ReadFile(filepath.Join(dir, base+".log"))
+		return strings.ReplaceAll(strings.ReplaceAll(normalizeLog(string(log)), base, "BASE"), cfg, "CONFIG")
+	}
+	rlog, plog := run(real, "real"), run(exe, "pcpkit")
+	if rlog != plog {
+		t.Errorf("log files differ\nreal:\n%s\npcpkit:\n%s", rlog, plog)
+	}
+	mask := regexp.MustCompile(`(?m)(\d\d:\d\d:\d\d\.\d+|PID for pmlogger: \d+|\b\d{3,7} or "\d+"|"` + regexp.QuoteMeta(dir) + `/[a-z]+"|port\): inst \S+ \S+ value \d+)`)
+	dump := func(base string) string {
+		out, errb, _ := testenv.RunReal(t, "pmdumplog", "-dim", filepath.Join(dir, base))
+		return mask.ReplaceAllString(string(out)+string(errb), "X")
+	}
+	if r, p := dump("real"), dump("pcpkit"); r != p {
+		t.Errorf("pmdumplog -dim differs\nreal:\n%s\npcpkit:\n%s", r, p)
 	}
 }

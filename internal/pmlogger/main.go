@@ -21,8 +21,10 @@ import (
 	"github.com/pcpkit/pcpkit/internal/logctl"
 	"github.com/pcpkit/pcpkit/internal/loggerconf"
 	"github.com/pcpkit/pcpkit/internal/pcpconf"
+	"github.com/pcpkit/pcpkit/internal/pmctx"
 	"github.com/pcpkit/pcpkit/internal/sizearg"
 	"github.com/pcpkit/pcpkit/internal/version"
+	"github.com/pcpkit/pcpkit/local"
 	"github.com/pcpkit/pcpkit/pcptime"
 	"github.com/pcpkit/pcpkit/pmapi"
 	"github.com/pcpkit/pcpkit/pmns"
@@ -148,6 +150,10 @@ type Sources struct {
 	// Builtin starts the built-in /proc collector; nil: not in the
 	// build (-h @ says so).
 	Builtin func() (source.Source, error)
+	// Local makes a local context (-o) over the PMDAs of libpcp's DSO
+	// table as -K left it (package local), their messages to msgs; nil:
+	// not in the build.
+	Local func(pmdas []local.PMDA, msgs io.Writer) (source.Source, error)
 	// Fake, when not nil, is recorded from whatever the options say,
 	// with "fake:" for the log's "via" (tests only).
 	Fake func() source.Source
@@ -179,6 +185,8 @@ type cliOptions struct {
 	directory                        string // -d (PCP 6.3.8)
 	logSet, check, report, sync      bool
 	builtin, localTZ                 bool
+	local                            bool              // -o
+	localTable                       *pmctx.LocalTable // -K
 	derived                          string
 	writeLag                         time.Duration // --write-lag
 	note                             string        // -m: the map file's note
@@ -355,9 +363,19 @@ func (o *cliOptions) parse(args []string, stderr, pending *strings.Builder) []st
 			} else {
 				o.errors++
 			}
+		case 'o':
+			o.local = true
+		case 'K':
+			if o.localTable == nil {
+				o.localTable = &pmctx.LocalTable{}
+			}
+			if msg := o.localTable.Spec(arg); msg != "" {
+				fmt.Fprintf(pending, "pmlogger: pmSpecLocalPMDA failed: %s\n", msg)
+				o.errors++
+			}
 		default:
-			// -D -f -I -K -o -u -U: accepted; see
-			// docs/pmlogger.md for what pcpkit does with them.
+			// -D -f -I -u -U: accepted; see docs/pmlogger.md for
+			// what pcpkit does with them.
 		}
 	}
 	if o.errors == 0 && !o.check {
@@ -668,6 +686,23 @@ func (srcs Sources) open(o *cliOptions, log, stderr io.Writer) (source.Source, s
 	}
 	if o.builtin || o.host == "@" {
 		return builtin()
+	}
+	if o.local {
+		// -o: the PMDAs run by the logger itself, whatever -h says
+		if srcs.Local == nil {
+			return nil, "", errors.New("pmlogger: no local context in this build")
+		}
+		table := o.localTable
+		if table == nil {
+			table = &pmctx.LocalTable{}
+		}
+		// the PMDAs' messages go to the log, as a loaded DSO's go to
+		// the real pmlogger's stderr, which is its log
+		s, err := srcs.Local(table.PMDAs(), log)
+		if err != nil {
+			return nil, "", fmt.Errorf("pmlogger: Cannot make standalone connection on localhost: %s", strerr(err))
+		}
+		return s, "local context", nil
 	}
 	if srcs.DialPMCD == nil {
 		return nil, "", errors.New("pmlogger: no pmcd client in this build")
