@@ -270,6 +270,9 @@ func Open(o *Options) (*Sampler, error) {
 	// In the environment, even empty, as libpcp and pmrep test it.
 	_, r.wrap = os.LookupEnv("PCP_COUNTER_WRAP")
 	c.SetWrap(r.wrap)
+	// A sample reads its fetch and the one before (rates): the fetch
+	// before that one is done with, its memory filled again.
+	c.SetReuseAfter(2)
 	// The process's derived metrics ($PCP_DERIVED_CONFIG, else the
 	// system's), as libpcp makes them available in pmrep's context.
 	stderr := o.Stderr
