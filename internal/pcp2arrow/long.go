@@ -18,7 +18,7 @@ var longColumns = []string{"timestamp", "host", "metric", "instance", "value"}
 // a double and, with --labels, the labels (JSON: see labeler).
 // String values have no row (they are no double).
 type long struct {
-	g       *groups
+	g       *groups[valueColumns]
 	metrics []*sampler.Metric
 	host    []byte            // nil: no host column
 	names   []parquet.Value   // by metric, the metric column's values
@@ -33,10 +33,10 @@ func newLong(metrics []*sampler.Metric, host string, withHost bool, labels *labe
 	// of the dictionary's texts, the only ones compressed)
 	dict := func(n parquet.Node) parquet.Node { return parquet.Encoded(n, &parquet.RLEDictionary) }
 	g := parquet.Group{
-		"timestamp": parquet.Timestamp(parquet.Nanosecond),
+		"timestamp": timestampColumn(),
 		"metric":    dict(parquet.String()),
 		"instance":  parquet.Optional(dict(parquet.String())),
-		"value":     parquet.Leaf(parquet.DoubleType),
+		"value":     columnType(pmapi.TypeDouble),
 	}
 	order := []string{"timestamp", "metric", "instance", "value"}
 	if withHost {
@@ -58,7 +58,7 @@ func newLong(metrics []*sampler.Metric, host string, withHost bool, labels *labe
 	for _, c := range []string{"metric", "instance", "labels"} {
 		opts = append(opts, parquet.SkipPageBounds(c), parquet.SkipPageStatistics(c))
 	}
-	w := &long{g: newGroups(out, schema, opts...), metrics: metrics, labels: labels}
+	w := &long{g: newGroups(out, schema, newValueColumns(len(order)), opts...), metrics: metrics, labels: labels}
 	if withHost {
 		w.host = []byte(host)
 	}
@@ -99,7 +99,7 @@ func (w *long) add(ts pmapi.Timestamp) error {
 			if !ok {
 				continue
 			}
-			cols := w.g.cols
+			cols := w.g.cur
 			cols[0] = append(cols[0], t)
 			if w.host != nil {
 				cols[1] = append(cols[1], host)

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -227,4 +228,40 @@ func openParquet(t *testing.T, file string) *parquet.File {
 		t.Fatal(err)
 	}
 	return pf
+}
+
+// TestColumnEncodings: integers and timestamps are written
+// DELTA_BINARY_PACKED, floating point values BYTE_STREAM_SPLIT, texts
+// as before (wide: PLAIN; long: dictionary), in both layouts, raw and
+// rate-converted; what DuckDB and parquet-go read back of them the
+// interop and readback tests compare.
+func TestColumnEncodings(t *testing.T) {
+	a := filepath.Join(testenv.RepoRoot(t), "testdata", "archives", "pmcd-v3")
+	names, _ := reportable(t, a)
+	for _, opts := range [][]string{{"-r"}, {}, {"--layout=long"}, {"--layout=long", "-r"}} {
+		file := runExport(t, append(append([]string{"-a", a, "-t", "1"}, opts...), names...)...)
+		pf := openParquet(t, file)
+		kinds := map[parquet.Kind]int{}
+		for _, rg := range pf.Metadata().RowGroups {
+			for k, c := range rg.Columns {
+				kind := pf.Schema().Fields()[k].Type().Kind()
+				kinds[kind]++
+				var want format.Encoding
+				switch kind {
+				case parquet.Int32, parquet.Int64:
+					want = format.DeltaBinaryPacked
+				case parquet.Float, parquet.Double:
+					want = format.ByteStreamSplit
+				default:
+					continue
+				}
+				if !slices.Contains(c.MetaData.Encoding, want) || slices.Contains(c.MetaData.Encoding, format.Plain) {
+					t.Errorf("%v: column %s (%v): encodings %v, want %v", opts, strings.Join(c.MetaData.PathInSchema, "."), kind, c.MetaData.Encoding, want)
+				}
+			}
+		}
+		if kinds[parquet.Int64] == 0 || kinds[parquet.Double]+kinds[parquet.Float] == 0 {
+			t.Errorf("%v: columns of kinds %v: want integers and floating point", opts, kinds)
+		}
+	}
 }

@@ -34,28 +34,43 @@ func (g orderedGroup) Fields() []parquet.Field {
 // wide writes samples as rows: a timestamp, then a column per metric
 // instance.
 type wide struct {
-	g       *groups
+	g       *groups[*cellRows]
 	metrics []*sampler.Metric
 }
 
-// columnType is the Parquet type of a metric's values of PCP type t.
+// columnType is the Parquet type of a metric's values of PCP type t,
+// with its encoding: integers delta-encoded (DELTA_BINARY_PACKED: most
+// are counters, whose small steps pack into a few bits), floating point
+// numbers split by byte (BYTE_STREAM_SPLIT: their exponents and high
+// bytes repeat). Both leave zstd less to do: a raw export of the
+// benchmark archive took 11% less time and wrote a file a third
+// smaller than with PLAIN values, a rate-converted one 14% smaller.
+// DuckDB, Arrow (pandas, Polars) and Spark read both encodings.
 func columnType(t pmapi.Type) parquet.Node {
 	switch t {
 	case pmapi.Type32:
-		return parquet.Int(32)
+		return deltaEncoded(parquet.Int(32))
 	case pmapi.TypeU32:
-		return parquet.Uint(32)
+		return deltaEncoded(parquet.Uint(32))
 	case pmapi.Type64:
-		return parquet.Int(64)
+		return deltaEncoded(parquet.Int(64))
 	case pmapi.TypeU64:
-		return parquet.Uint(64)
+		return deltaEncoded(parquet.Uint(64))
 	case pmapi.TypeFloat:
-		return parquet.Leaf(parquet.FloatType)
+		return splitEncoded(parquet.Leaf(parquet.FloatType))
 	case pmapi.TypeString:
 		return parquet.String()
 	}
-	return parquet.Leaf(parquet.DoubleType)
+	return splitEncoded(parquet.Leaf(parquet.DoubleType))
 }
+
+// timestampColumn is the timestamp column's type: nanoseconds, UTC,
+// delta-encoded (a sample's time is its predecessor's plus about the
+// interval).
+func timestampColumn() parquet.Node { return deltaEncoded(parquet.Timestamp(parquet.Nanosecond)) }
+
+func deltaEncoded(n parquet.Node) parquet.Node { return parquet.Encoded(n, &parquet.DeltaBinaryPacked) }
+func splitEncoded(n parquet.Node) parquet.Node { return parquet.Encoded(n, &parquet.ByteStreamSplit) }
 
 // wideNames are the wide layout's column names: "timestamp", then
 // "metric" for a singular metric and "metric[instance]" for each
@@ -92,65 +107,38 @@ func newWide(metrics []*sampler.Metric, out io.Writer) (*wide, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := parquet.Group{names[0]: parquet.Timestamp(parquet.Nanosecond)}
+	g := parquet.Group{names[0]: timestampColumn()}
+	kinds := []parquet.Kind{parquet.Int64}
 	k := 1
 	for _, m := range metrics {
 		for range m.Cols {
-			g[names[k]] = parquet.Optional(columnType(m.OType))
+			t := columnType(m.OType)
+			g[names[k]] = parquet.Optional(t)
+			kinds = append(kinds, t.Type().Kind())
 			k++
 		}
 	}
 	schema := parquet.NewSchema("pcp2arrow", orderedGroup{Group: g, order: names})
-	return &wide{g: newGroups(out, schema), metrics: metrics}, nil
+	return &wide{g: newGroups(out, schema, newCellRows(kinds)), metrics: metrics}, nil
 }
 
 // add writes the sample at ts (the values in w.metrics) as a row.
 func (w *wide) add(ts pmapi.Timestamp) error {
-	cols := w.g.cols
-	cols[0] = append(cols[0], parquet.Int64Value(ts.Sec*1e9+int64(ts.Nsec)).Level(0, 0, 0))
+	s := w.g.cur
+	bits, null := s.next()
+	bits[0] = uint64(ts.Sec*1e9 + int64(ts.Nsec))
 	k := 1
 	for _, m := range w.metrics {
+		t := m.OType
 		for i := range m.Vals {
 			v := &m.Vals[i]
-			c := append(cols[k], cell(m.OType, v))
-			// the levels set in place (Value.Level copies the value
-			// twice: 12% of a raw export's time)
-			p := &c[len(c)-1]
-			if v.OK {
-				p.SetDefinitionLevel(1)
+			if null[k] = !v.OK; v.OK {
+				bits[k] = s.cell(t, v)
 			}
-			p.SetColumnIndex(k)
-			cols[k] = c
 			k++
 		}
 	}
 	return w.g.endRow()
-}
-
-// cell is v as a value of type t (null where v has none), without its
-// levels.
-func cell(t pmapi.Type, v *sampler.Value) parquet.Value {
-	if !v.OK {
-		return parquet.NullValue()
-	}
-	var p parquet.Value
-	switch t {
-	case pmapi.Type32:
-		p = parquet.Int32Value(int32(v.I))
-	case pmapi.TypeU32:
-		p = parquet.Int32Value(int32(uint32(v.U)))
-	case pmapi.Type64:
-		p = parquet.Int64Value(v.I)
-	case pmapi.TypeU64:
-		p = parquet.Int64Value(int64(v.U))
-	case pmapi.TypeFloat:
-		p = parquet.FloatValue(float32(v.F))
-	case pmapi.TypeString:
-		p = parquet.ByteArrayValue([]byte(v.S))
-	default:
-		p = parquet.DoubleValue(v.F)
-	}
-	return p
 }
 
 // close writes the last row group and the file's footer.
