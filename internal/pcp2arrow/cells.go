@@ -16,13 +16,12 @@ import (
 // missed the caches: a fifth of a raw export's time. The values are made
 // as they are written, a few columns at a time (write).
 type cellRows struct {
-	kinds []parquet.Kind    // by column: the Parquet kind of its values
-	width int               // columns
-	rows  int               // rows held
-	bits  []uint64          // the cells: a value's bits, a string's index in strs
-	null  []bool            // the cells without a value (column 0 never)
-	strs  []string          // the string values
-	bufs  [][]parquet.Value // by column: the values write makes
+	kinds []parquet.Kind // by column: the Parquet kind of its values
+	width int            // columns
+	rows  int            // rows held
+	bits  []uint64       // the cells: a value's bits, a string's index in strs
+	null  []bool         // the cells without a value (column 0 never)
+	strs  []string       // the string values
 }
 
 // newCellRows makes row stores of columns of kinds: column 0 a
@@ -30,13 +29,7 @@ type cellRows struct {
 func newCellRows(kinds []parquet.Kind) func(rows int) *cellRows {
 	return func(rows int) *cellRows {
 		w := len(kinds)
-		s := &cellRows{kinds: kinds, width: w, bits: make([]uint64, rows*w), null: make([]bool, rows*w)}
-		s.bufs = make([][]parquet.Value, w)
-		slab := make([]parquet.Value, w*cellChunk)
-		for k := range s.bufs {
-			s.bufs[k] = slab[k*cellChunk : k*cellChunk : (k+1)*cellChunk]
-		}
-		return s
+		return &cellRows{kinds: kinds, width: w, bits: make([]uint64, rows*w), null: make([]bool, rows*w)}
 	}
 }
 
@@ -74,27 +67,23 @@ func (s *cellRows) reset() {
 	s.strs = s.strs[:0]
 }
 
-// cellChunk is how many rows write makes values of at a time: it reads
-// them in order, and their values (cellChunk of 24 bytes a column) stay
-// in the caches until they are written. (Reading a few columns at a
-// time down the rows missed the caches at every row.)
+// cellChunk is how many rows write makes values of at a time. A chunk's
+// cells (cellChunk rows of the columns written) stay in the caches while
+// its columns are made one after the other, each into the same small
+// buffer. (Going down a whole row group column by column missed the
+// caches at every row; making a chunk's rows in order into a buffer per
+// column missed them at every store.)
 const cellChunk = 64
 
 func (s *cellRows) write(cws []*parquet.ColumnWriter, lo, hi int) error {
-	bufs := s.bufs[lo:hi] // (the other writer's are columns apart)
+	buf := make([]parquet.Value, cellChunk)
 	for r0 := 0; r0 < s.rows; r0 += cellChunk {
-		r1 := min(r0+cellChunk, s.rows)
-		for r := r0; r < r1; r++ {
-			off := r * s.width
-			for k := lo; k < hi; k++ {
-				bufs[k-lo] = append(bufs[k-lo], s.value(k, off+k))
-			}
-		}
+		n := min(cellChunk, s.rows-r0)
 		for k := lo; k < hi; k++ {
-			if _, err := cws[k].WriteRowValues(bufs[k-lo]); err != nil {
+			s.values(buf[:n], k, r0)
+			if _, err := cws[k].WriteRowValues(buf[:n]); err != nil {
 				return err
 			}
-			bufs[k-lo] = bufs[k-lo][:0]
 		}
 	}
 	for k := lo; k < hi; k++ {
@@ -105,29 +94,51 @@ func (s *cellRows) write(cws []*parquet.ColumnWriter, lo, hi int) error {
 	return nil
 }
 
-// value is cell i (of column k) as a Parquet value of its column.
-func (s *cellRows) value(k, i int) parquet.Value {
-	var v parquet.Value
-	if s.null[i] {
-		v = parquet.NullValue()
-	} else {
-		b := s.bits[i]
-		switch s.kinds[k] {
-		case parquet.Int32:
-			v = parquet.Int32Value(int32(uint32(b)))
-		case parquet.Int64:
-			v = parquet.Int64Value(int64(b))
-		case parquet.Float:
-			v = parquet.FloatValue(math.Float32frombits(uint32(b)))
-		case parquet.ByteArray:
-			v = parquet.ByteArrayValue([]byte(s.strs[b]))
-		default:
-			v = parquet.DoubleValue(math.Float64frombits(b))
+// values sets vals to the Parquet values of column k's cells of rows r0
+// on.
+func (s *cellRows) values(vals []parquet.Value, k, r0 int) {
+	i, w := r0*s.width+k, s.width
+	switch s.kinds[k] {
+	case parquet.Int32:
+		for j := range vals {
+			vals[j] = parquet.Int32Value(int32(uint32(s.bits[i])))
+			i += w
 		}
-		if k > 0 {
-			v.SetDefinitionLevel(1)
+	case parquet.Int64:
+		for j := range vals {
+			vals[j] = parquet.Int64Value(int64(s.bits[i]))
+			i += w
+		}
+	case parquet.Float:
+		for j := range vals {
+			vals[j] = parquet.FloatValue(math.Float32frombits(uint32(s.bits[i])))
+			i += w
+		}
+	case parquet.ByteArray:
+		for j := range vals {
+			if !s.null[i] {
+				vals[j] = parquet.ByteArrayValue([]byte(s.strs[s.bits[i]]))
+			}
+			i += w
+		}
+	default:
+		for j := range vals {
+			vals[j] = parquet.DoubleValue(math.Float64frombits(s.bits[i]))
+			i += w
 		}
 	}
-	v.SetColumnIndex(k)
-	return v
+	// the levels: column 0 is required, the others optional
+	i = r0*s.width + k
+	for j := range vals {
+		v := &vals[j]
+		if k > 0 {
+			if s.null[i] {
+				*v = parquet.NullValue()
+			} else {
+				v.SetDefinitionLevel(1)
+			}
+		}
+		v.SetColumnIndex(k)
+		i += w
+	}
 }
