@@ -678,14 +678,17 @@ func (ip *Interp) Fetch(pmids []pmapi.PMID) (res *pmapi.Result, err error) {
 				if !ic.inresult {
 					continue
 				}
-				v, ok := ip.valueOf(m, ic, treq)
-				if !ok {
+				// (made in place: a Value returned was copied
+				// through the stack, which stalled the copy)
+				vs.Values = vs.Values[:len(vs.Values)+1]
+				v := &vs.Values[len(vs.Values)-1]
+				if !ip.valueOf(v, m, ic, treq) {
+					vs.Values = vs.Values[:len(vs.Values)-1]
 					continue
 				}
 				if v.Block != nil {
 					vs.ValFmt = pmapi.ValFmtDptr
 				}
-				vs.Values = append(vs.Values, v)
 			}
 			vs.NumVal = int32(len(vs.Values))
 		}

@@ -7,32 +7,33 @@ import (
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
-// valueOf computes the value of instance ic at treq, which the checks in
-// Fetch have found to have the bounds its semantics need.
-func (ip *Interp) valueOf(m *metric, ic *inst, treq float64) (pmapi.Value, bool) {
-	out := pmapi.Value{Inst: ic.id}
+// valueOf sets out to the value of instance ic at treq, which the checks
+// in Fetch have found to have the bounds its semantics need; false when
+// it has none.
+func (ip *Interp) valueOf(out *pmapi.Value, m *metric, ic *inst, treq float64) bool {
+	*out = pmapi.Value{Inst: ic.id}
 	typ := m.desc.Type
 	switch typ {
 	case pmapi.Type32, pmapi.TypeU32:
 		w, ok := ip.word(m, ic, treq)
 		out.Insitu = w
-		return out, ok
+		return ok
 	case pmapi.TypeFloat:
 		if m.valfmt == pmapi.ValFmtInsitu {
 			w, ok := ip.word(m, ic, treq)
 			out.Insitu = w
-			return out, ok
+			return ok
 		}
 		b, ok := ip.wide(m, ic, treq, 4)
 		out.BlockType, out.Block = pmapi.TypeFloat, b
-		return out, ok
+		return ok
 	case pmapi.Type64, pmapi.TypeU64, pmapi.TypeDouble:
 		b, ok := ip.wide(m, ic, treq, 8)
 		out.BlockType, out.Block = typ, b
-		return out, ok
+		return ok
 	case pmapi.TypeString, pmapi.TypeAggregate, pmapi.TypeEvent, pmapi.TypeHighresEvent:
 		if ic.tPrior < 0 || !ic.vPrior.isBlk {
-			return out, false
+			return false
 		}
 		out.BlockType = ic.vPrior.btype
 		out.Block = ip.block(len(ic.vPrior.block))
@@ -41,9 +42,9 @@ func (ip *Interp) valueOf(m *metric, ic *inst, treq float64) (pmapi.Value, bool)
 			out.Block = []byte{}
 		}
 		copy(out.Block, ic.vPrior.block)
-		return out, true
+		return true
 	}
-	return out, false
+	return false
 }
 
 // step is the held value a DISCRETE or INSTANT metric takes at treq
