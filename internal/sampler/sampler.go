@@ -93,6 +93,10 @@ type Metric struct {
 	spec *Spec            // its specification's settings (nil: none)
 	lim  int              // its value limit (-8, -9)
 	conv conversion       // the fetchgroup's conversion of its values
+	// the instances of its last value set that were all in their
+	// instance domain's cache, as filled the knownGen-th time
+	known    []int32
+	knownGen uint64
 }
 
 // Kind says which field of a Value holds it.
@@ -135,6 +139,7 @@ type Sampler struct {
 	filtering bool
 	// the fetchgroup's pmGetInDom cache, by instance domain
 	indoms map[pmapi.InDom]*indomCache
+	gens   uint64 // the instance domain caches filled so far
 	prev   *pmapi.Result
 	reg    *derive.Registry // the derived metrics
 }
@@ -142,6 +147,7 @@ type Sampler struct {
 type indomCache struct {
 	refreshed bool
 	insts     map[int32]bool
+	gen       uint64 // which filling of insts (Sampler.gens)
 }
 
 // ParseOption applies pmrep's option short (-t, -S, -T, -O, -s, -z,
@@ -537,7 +543,9 @@ func (r *Sampler) sample(res *pmapi.Result) {
 		}
 		var cache *indomCache
 		if m.Desc.InDom != pmapi.InDomNull {
-			cache = r.indomCache(m.Desc.InDom, vs)
+			if c, all := r.indomCache(m, vs); !all {
+				cache = c
+			}
 		}
 		for j := range vs.Values {
 			v := &vs.Values[j]
@@ -555,7 +563,7 @@ func (r *Sampler) sample(res *pmapi.Result) {
 			if m.fg[col].OK {
 				continue // the first of one instance is reported
 			}
-			m.fg[col] = r.convert(m, k, v, res)
+			r.convert(&m.fg[col], m, k, v, res)
 		}
 	}
 }
@@ -582,59 +590,111 @@ func (m *Metric) column(inst int32) int {
 // time with the instance domain as of the context's time after the fetch
 // (the next sample's), the latest one at or before it, an error when
 // none is.
-func (r *Sampler) indomCache(indom pmapi.InDom, vs *pmapi.ValueSet) *indomCache {
-	c := r.indoms[indom]
+//
+// It also says whether every instance of vs is in the cache. The
+// instances of m's last value set found all there are noted (m.known):
+// a value set with the same ones is not looked up again, value by value,
+// until the cache is filled again.
+func (r *Sampler) indomCache(m *Metric, vs *pmapi.ValueSet) (c *indomCache, all bool) {
+	indom := m.Desc.InDom
+	c = r.indoms[indom]
 	if c == nil {
 		c = &indomCache{}
 		r.indoms[indom] = c
 	}
 	if c.refreshed {
+		if m.knownGen == c.gen && sameInsts(vs.Values, m.known) {
+			return c, true
+		}
 		for _, v := range vs.Values {
 			if !c.insts[v.Inst] {
 				c.refreshed = false
 				break
 			}
 		}
-	}
-	if !c.refreshed {
-		c.insts = map[int32]bool{}
-		t := r.c.Origin()
-		s, ok := r.c.Meta().InDomAt(indom, t)
-		// PM_ERR_INDOM_LOG before the first: asked again next time
-		c.refreshed = ok && !t.Before(s.Stamp)
 		if c.refreshed {
-			for _, id := range s.Insts {
-				c.insts[id] = true
+			m.known, m.knownGen = m.known[:0], c.gen
+			for _, v := range vs.Values {
+				m.known = append(m.known, v.Inst)
 			}
+			return c, true
 		}
 	}
-	return c
+	c.insts = map[int32]bool{}
+	r.gens++
+	c.gen = r.gens
+	t := r.c.Origin()
+	s, ok := r.c.Meta().InDomAt(indom, t)
+	// PM_ERR_INDOM_LOG before the first: asked again next time
+	c.refreshed = ok && !t.Before(s.Stamp)
+	if c.refreshed {
+		for _, id := range s.Insts {
+			c.insts[id] = true
+		}
+	}
+	return c, false
 }
 
-// convert is the fetchgroup's value of v (metric m, k-th in the fetch).
-func (r *Sampler) convert(m *Metric, k int, v *pmapi.Value, res *pmapi.Result) Value {
+// sameInsts says whether vals are of the instances insts, in order.
+func sameInsts(vals []pmapi.Value, insts []int32) bool {
+	if len(vals) != len(insts) {
+		return false
+	}
+	for i := range vals {
+		if vals[i].Inst != insts[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// convert sets dst to the fetchgroup's value of v (metric m, k-th in
+// the fetch). (In place: a Value returned was copied through the stack,
+// field by field then whole, which stalled the copy.)
+func (r *Sampler) convert(dst *Value, m *Metric, k int, v *pmapi.Value, res *pmapi.Result) {
 	typ := m.Desc.Type
 	if typ == pmapi.TypeString {
 		if v.Block == nil {
-			return Value{}
+			*dst = Value{}
+			return
 		}
 		b := v.Block
 		if i := strings.IndexByte(string(b), 0); i >= 0 {
 			b = b[:i]
 		}
-		return Value{OK: true, Kind: KindString, S: string(b)}
+		*dst = Value{OK: true, Kind: KindString, S: string(b)}
+		return
+	}
+	if c := &m.conv; !c.rate && m.OType == typ && (!c.unit || c.scaleOK && c.factor == 1 && c.mult == 1) {
+		// no conversion, or to the metric's own units (pmrep's raw
+		// values)
+		if extract(dst, v, typ) {
+			if c.unit && dst.OK {
+				// the value went through a double (rescale, stuff)
+				switch typ {
+				case pmapi.Type64:
+					stuff(dst, float64(dst.I), typ)
+				case pmapi.TypeU64:
+					stuff(dst, float64(dst.U), typ)
+				}
+			}
+			return
+		}
 	}
 	x, err := v.Float64(typ)
 	if err != nil {
-		return Value{}
+		*dst = Value{}
+		return
 	}
 	if m.conv.rate {
 		if r.prev == nil {
-			return Value{} // PM_ERR_AGAIN
+			*dst = Value{} // PM_ERR_AGAIN
+			return
 		}
 		pv := &r.prev.VSets[k]
 		if pv.NumVal < 0 {
-			return Value{}
+			*dst = Value{}
+			return
 		}
 		var p *pmapi.Value
 		for j := range pv.Values {
@@ -644,11 +704,13 @@ func (r *Sampler) convert(m *Metric, k int, v *pmapi.Value, res *pmapi.Result) V
 			}
 		}
 		if p == nil {
-			return Value{}
+			*dst = Value{}
+			return
 		}
 		px, err := p.Float64(typ)
 		if err != nil {
-			return Value{}
+			*dst = Value{}
+			return
 		}
 		dt := pcptime.Sub(res.Timestamp, r.prev.Timestamp)
 		if dt < 1e-9 {
@@ -657,7 +719,8 @@ func (r *Sampler) convert(m *Metric, k int, v *pmapi.Value, res *pmapi.Result) V
 		d := x - px
 		if d < 0 {
 			if !r.wrap {
-				return Value{}
+				*dst = Value{}
+				return
 			}
 			switch typ {
 			case pmapi.Type32, pmapi.TypeU32:
@@ -671,65 +734,130 @@ func (r *Sampler) convert(m *Metric, k int, v *pmapi.Value, res *pmapi.Result) V
 	if m.conv.rate || m.conv.unit {
 		x, ok := m.rescale(x)
 		if !ok {
-			return Value{}
+			*dst = Value{}
+			return
 		}
-		return stuff(x, m.OType)
+		stuff(dst, x, m.OType)
+		return
 	}
 	if m.OType != typ {
-		return stuff(x, m.OType)
+		stuff(dst, x, m.OType)
+		return
 	}
 	// pmExtractValue to the metric's own type
 	switch typ {
 	case pmapi.Type32:
-		return Value{OK: true, Kind: KindSigned, I: int64(v.Insitu)}
+		*dst = Value{OK: true, Kind: KindSigned, I: int64(v.Insitu)}
+		return
 	case pmapi.TypeU32:
-		return Value{OK: true, Kind: KindUnsigned, U: uint64(uint32(v.Insitu))}
+		*dst = Value{OK: true, Kind: KindUnsigned, U: uint64(uint32(v.Insitu))}
+		return
 	case pmapi.Type64:
 		if len(v.Block) < 8 {
-			return Value{}
+			*dst = Value{}
+			return
 		}
-		return Value{OK: true, Kind: KindSigned, I: int64(v.HostUint64())}
+		*dst = Value{OK: true, Kind: KindSigned, I: int64(v.HostUint64())}
+		return
 	case pmapi.TypeU64:
 		if len(v.Block) < 8 {
-			return Value{}
+			*dst = Value{}
+			return
 		}
-		return Value{OK: true, Kind: KindUnsigned, U: v.HostUint64()}
+		*dst = Value{OK: true, Kind: KindUnsigned, U: v.HostUint64()}
+		return
 	}
-	return Value{OK: true, Kind: KindDouble, F: x}
+	*dst = Value{OK: true, Kind: KindDouble, F: x}
 }
 
-// stuff is __pmStuffDoubleValue: a double to the output type, nothing
-// when it does not fit.
-func stuff(x float64, typ pmapi.Type) Value {
-	{
+// extract sets dst to pmExtractValue of v to its own numeric type typ,
+// what convert's general path gives where no conversion applies, without
+// the double it makes on the way; false for another type (dst as it
+// was).
+func extract(dst *Value, v *pmapi.Value, typ pmapi.Type) bool {
+	if v.Block == nil {
 		switch typ {
 		case pmapi.Type32:
-			if x > math.MaxInt32 || x < math.MinInt32 {
-				return Value{}
-			}
-			return Value{OK: true, Kind: KindSigned, I: int64(int32(x))}
+			*dst = Value{OK: true, Kind: KindSigned, I: int64(v.Insitu)}
+			return true
 		case pmapi.TypeU32:
-			if x > math.MaxUint32 || x < 0 {
-				return Value{}
-			}
-			return Value{OK: true, Kind: KindUnsigned, U: uint64(uint32(x))}
-		case pmapi.Type64:
-			if x > 9223372036854775807 || x < -9223372036854775808 {
-				return Value{}
-			}
-			return Value{OK: true, Kind: KindSigned, I: int64(x)}
-		case pmapi.TypeU64:
-			if x > 18446744073709551615 || x < 0 {
-				return Value{}
-			}
-			return Value{OK: true, Kind: KindUnsigned, U: toUint64(x)}
+			*dst = Value{OK: true, Kind: KindUnsigned, U: uint64(uint32(v.Insitu))}
+			return true
 		case pmapi.TypeFloat:
-			if math.Abs(x) > math.MaxFloat32 {
-				return Value{}
-			}
-			return Value{OK: true, Kind: KindDouble, F: float64(float32(x))}
+			*dst = Value{OK: true, Kind: KindDouble, F: float64(math.Float32frombits(uint32(v.Insitu)))}
+			return true
+		case pmapi.Type64, pmapi.TypeU64, pmapi.TypeDouble:
+			*dst = Value{}
+			return true // (pmapi.ErrConv)
 		}
-		return Value{OK: true, Kind: KindDouble, F: x}
+		return false
+	}
+	ok := v.BlockType == typ || v.BlockType == 0
+	switch typ {
+	case pmapi.Type64:
+		if ok && len(v.Block) == 8 {
+			*dst = Value{OK: true, Kind: KindSigned, I: int64(v.HostUint64())}
+			return true
+		}
+	case pmapi.TypeU64:
+		if ok && len(v.Block) == 8 {
+			*dst = Value{OK: true, Kind: KindUnsigned, U: v.HostUint64()}
+			return true
+		}
+	case pmapi.TypeDouble:
+		if ok && len(v.Block) == 8 {
+			*dst = Value{OK: true, Kind: KindDouble, F: math.Float64frombits(v.HostUint64())}
+			return true
+		}
+	case pmapi.TypeFloat:
+		if ok && len(v.Block) == 4 {
+			*dst = Value{OK: true, Kind: KindDouble, F: float64(math.Float32frombits(v.HostUint32()))}
+			return true
+		}
+	case pmapi.Type32, pmapi.TypeU32:
+	default:
+		return false
+	}
+	*dst = Value{}
+	return true // (pmapi.ErrConv)
+}
+
+// stuff sets dst to __pmStuffDoubleValue of x: a double to the output
+// type, nothing when it does not fit.
+func stuff(dst *Value, x float64, typ pmapi.Type) {
+	switch typ {
+	case pmapi.Type32:
+		if x > math.MaxInt32 || x < math.MinInt32 {
+			*dst = Value{}
+		} else {
+			*dst = Value{OK: true, Kind: KindSigned, I: int64(int32(x))}
+		}
+	case pmapi.TypeU32:
+		if x > math.MaxUint32 || x < 0 {
+			*dst = Value{}
+		} else {
+			*dst = Value{OK: true, Kind: KindUnsigned, U: uint64(uint32(x))}
+		}
+	case pmapi.Type64:
+		if x > 9223372036854775807 || x < -9223372036854775808 {
+			*dst = Value{}
+		} else {
+			*dst = Value{OK: true, Kind: KindSigned, I: int64(x)}
+		}
+	case pmapi.TypeU64:
+		if x > 18446744073709551615 || x < 0 {
+			*dst = Value{}
+		} else {
+			*dst = Value{OK: true, Kind: KindUnsigned, U: toUint64(x)}
+		}
+	case pmapi.TypeFloat:
+		if math.Abs(x) > math.MaxFloat32 {
+			*dst = Value{}
+		} else {
+			*dst = Value{OK: true, Kind: KindDouble, F: float64(float32(x))}
+		}
+	default:
+		*dst = Value{OK: true, Kind: KindDouble, F: x}
 	}
 }
 
