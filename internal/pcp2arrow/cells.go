@@ -14,7 +14,7 @@ import (
 // fills them. A slice of parquet.Value a column made as many streams of
 // stores as there are columns, of 24 bytes a cell, and those stores
 // missed the caches: a fifth of a raw export's time. The values are made
-// as they are written, a few columns at a time (write).
+// as they are written, a chunk of rows at a time (write).
 type cellRows struct {
 	kinds []parquet.Kind // by column: the Parquet kind of its values
 	width int            // columns

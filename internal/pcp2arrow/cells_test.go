@@ -1,0 +1,127 @@
+package pcp2arrow
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/pcpkit/pcpkit/pmapi"
+)
+
+// TestCellRows writes rows of every kind of cell the wide layout holds
+// (a timestamp, 32- and 64-bit integers, floats, doubles, strings), with
+// nulls in runs and alone, through groups and a cellRows store, in row
+// groups of several chunks and a partial last chunk (and a last row
+// group shorter than the others), and reads them back with parquet-go:
+// every cell is the one written.
+func TestCellRows(t *testing.T) {
+	saved := groupValues
+	defer func() { groupValues = saved }()
+	nodes := []parquet.Node{timestampColumn(), columnType(pmapi.TypeU32), columnType(pmapi.Type64), columnType(pmapi.TypeFloat), columnType(pmapi.TypeDouble), columnType(pmapi.TypeString)}
+	names := []string{"timestamp", "u32", "i64", "float", "double", "string"}
+	var kinds []parquet.Kind
+	for _, n := range nodes {
+		kinds = append(kinds, n.Type().Kind())
+	}
+	for _, c := range []struct{ perGroup, rows int }{{1, 3}, {63, 130}, {64, 128}, {200, 1000}, {1000, 999}} {
+		groupValues = c.perGroup * len(kinds)
+		g := parquet.Group{}
+		for i, n := range names {
+			g[n] = parquet.Optional(nodes[i])
+			if i == 0 {
+				g[n] = nodes[i]
+			}
+		}
+		schema := parquet.NewSchema("pcp2arrow", orderedGroup{Group: g, order: names})
+		var out bytes.Buffer
+		w := newGroups(&out, schema, newCellRows(kinds))
+		var want [][]any
+		for r := range c.rows {
+			bits, null := w.cur.next()
+			row := make([]any, len(kinds))
+			bits[0], row[0] = uint64(int64(r)*1e9+7), int64(r)*1e9+7
+			for k := 1; k < len(kinds); k++ {
+				if null[k] = (r+k)%7 == 0 || r/50%3 == 1 && k == 2; null[k] {
+					continue
+				}
+				switch k {
+				case 1:
+					row[k] = uint32(math.MaxUint32 - r)
+					bits[k] = uint64(row[k].(uint32))
+				case 2:
+					row[k] = -int64(r) << 40
+					bits[k] = uint64(row[k].(int64))
+				case 3:
+					row[k] = float32(r) / 3
+					bits[k] = uint64(math.Float32bits(row[k].(float32)))
+				case 4:
+					row[k] = float64(r) * math.Pi
+					bits[k] = math.Float64bits(row[k].(float64))
+				case 5:
+					row[k] = fmt.Sprint("s", r)
+					w.cur.strs = append(w.cur.strs, row[k].(string))
+					bits[k] = uint64(len(w.cur.strs) - 1)
+				}
+			}
+			want = append(want, row)
+			if err := w.endRow(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.close(); err != nil {
+			t.Fatal(err)
+		}
+		got := readCells(t, out.Bytes(), len(kinds))
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%d rows a group, %d rows: read back (-written +read):\n%s", c.perGroup, c.rows, diff)
+		}
+	}
+}
+
+// readCells reads a file of TestCellRows's columns back as its rows.
+func readCells(t *testing.T, file []byte, width int) [][]any {
+	t.Helper()
+	pf, err := parquet.OpenFile(bytes.NewReader(file), int64(len(file)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := parquet.NewGenericReader[any](pf)
+	defer r.Close()
+	var rows [][]any
+	buf := make([]parquet.Row, 100)
+	for {
+		n, err := r.ReadRows(buf)
+		for _, pr := range buf[:n] {
+			row := make([]any, width)
+			for _, v := range pr {
+				k := v.Column()
+				switch {
+				case v.IsNull():
+				case k == 1:
+					row[k] = v.Uint32()
+				case k == 3:
+					row[k] = v.Float()
+				case k == 4:
+					row[k] = v.Double()
+				case k == 5:
+					row[k] = string(v.ByteArray())
+				default:
+					row[k] = v.Int64()
+				}
+			}
+			rows = append(rows, row)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return rows
+}
