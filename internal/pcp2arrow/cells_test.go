@@ -125,3 +125,41 @@ func readCells(t *testing.T, file []byte, width int) [][]any {
 	}
 	return rows
 }
+
+// BenchmarkCellRows writes row groups of 400 double columns (a value in
+// nine cells of ten) through groups and cellRows to io.Discard: the
+// wide layout's writing, without the archive's reading.
+//
+//	go test -run '^$' -bench CellRows ./internal/pcp2arrow
+func BenchmarkCellRows(b *testing.B) {
+	const width, rows = 401, 1 << 14
+	names := []string{"timestamp"}
+	g := parquet.Group{"timestamp": timestampColumn()}
+	kinds := []parquet.Kind{parquet.Int64}
+	for k := 1; k < width; k++ {
+		n := fmt.Sprint("m", k)
+		names = append(names, n)
+		g[n] = parquet.Optional(columnType(pmapi.TypeDouble))
+		kinds = append(kinds, parquet.Double)
+	}
+	schema := parquet.NewSchema("pcp2arrow", orderedGroup{Group: g, order: names})
+	b.ReportAllocs()
+	b.SetBytes(rows * width * 8)
+	for i := 0; i < b.N; i++ {
+		w := newGroups(io.Discard, schema, newCellRows(kinds))
+		for r := range rows {
+			bits, null := w.cur.next()
+			bits[0] = uint64(r) * 1e9
+			for k := 1; k < width; k++ {
+				null[k] = (r+k)%10 == 0
+				bits[k] = math.Float64bits(float64(r*k) / 7)
+			}
+			if err := w.endRow(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := w.close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
