@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/pcpkit/pcpkit/internal/sampler"
 	"github.com/pcpkit/pcpkit/pmapi"
 )
 
@@ -160,6 +161,112 @@ func BenchmarkCellRows(b *testing.B) {
 		}
 		if err := w.close(); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestLongRows writes long rows, with and without the host and labels
+// columns, null instances and labels among them, through groups and a
+// longRows store, in row groups of several chunks and partial ones, and
+// reads them back with parquet-go: every cell is the one written.
+func TestLongRows(t *testing.T) {
+	saved := groupValues
+	defer func() { groupValues = saved }()
+	for _, c := range []struct {
+		host, labels bool
+		perGroup     int
+		rows         int
+	}{{false, false, 5000, 4097}, {true, false, 3000, 7000}, {true, true, 1024, 2048}, {false, true, 1, 3}} {
+		sm := []*sampler.Metric{
+			{Name: "a.singular", Desc: pmapi.Desc{InDom: pmapi.InDomNull}, Cols: []sampler.Column{{Inst: pmapi.InstNull}}},
+			{Name: "b.indom", Desc: pmapi.Desc{InDom: 1}, Cols: []sampler.Column{{Inst: 1, Name: "one"}, {Inst: 2, Name: "two"}}},
+		}
+		var lab *labeler
+		if c.labels {
+			lab = &labeler{labels: [][][]byte{{nil}, {[]byte(`{"x":1}`), nil}}}
+		}
+		width := 4
+		if c.host {
+			width++
+		}
+		if c.labels {
+			width++
+		}
+		groupValues = c.perGroup * width
+		var out bytes.Buffer
+		w := newLong(sm, "h", c.host, lab, &out)
+		var want [][]any
+		for r := range c.rows {
+			k := r % 3 // metric 0, then metric 1's two columns
+			m, i := min(k, 1), max(k-1, 0)
+			s := w.g.cur
+			s.ts = append(s.ts, int64(r)*1e6)
+			s.metric = append(s.metric, int32(m))
+			s.inst = append(s.inst, w.insts[m][i])
+			s.value = append(s.value, float64(r)/3)
+			row := []any{int64(r) * 1e6}
+			if c.host {
+				row = append(row, "h")
+			}
+			row = append(row, sm[m].Name)
+			if m == 0 {
+				row = append(row, nil)
+			} else {
+				row = append(row, sm[1].Cols[i].Name)
+			}
+			row = append(row, float64(r)/3)
+			if c.labels {
+				b := lab.labels[m][i]
+				s.labels = append(s.labels, b)
+				if b == nil {
+					row = append(row, nil)
+				} else {
+					row = append(row, string(b))
+				}
+			}
+			want = append(want, row)
+			if err := w.g.endRow(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.close(); err != nil {
+			t.Fatal(err)
+		}
+		pf, err := parquet.OpenFile(bytes.NewReader(out.Bytes()), int64(out.Len()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := parquet.NewGenericReader[any](pf)
+		var got [][]any
+		buf := make([]parquet.Row, 100)
+		for {
+			n, err := r.ReadRows(buf)
+			for _, pr := range buf[:n] {
+				row := make([]any, width)
+				for _, v := range pr {
+					k := v.Column()
+					switch {
+					case v.IsNull():
+					case v.Kind() == parquet.Int64:
+						row[k] = v.Int64()
+					case v.Kind() == parquet.Double:
+						row[k] = v.Double()
+					default:
+						row[k] = string(v.ByteArray())
+					}
+				}
+				got = append(got, row)
+			}
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		r.Close()
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%+v: read back (-written +read):\n%s", c, diff)
 		}
 	}
 }

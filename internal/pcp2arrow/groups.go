@@ -13,8 +13,12 @@ import (
 // row groups: one filling, one being written).
 var groupValues = 1 << 20
 
+// pageBuffer is more than a column's values in a row group (at most
+// groupValues of 8 bytes).
+const pageBuffer = 16 << 20
+
 // rowStore is the memory of a row group as a layout fills it, row by
-// row (valueColumns, cellRows).
+// row (cellRows, longRows).
 type rowStore interface {
 	// write writes columns [lo, hi) of the rows held with their writers
 	// (cws[k] is column k's) and encodes and compresses them into pages.
@@ -49,7 +53,16 @@ type groups[S rowStore] struct {
 // saved 7 to 14%.) newStore makes the memory of a row group of the rows
 // given.
 func newGroups[S rowStore](out io.Writer, schema *parquet.Schema, newStore func(rows int) S, opts ...parquet.WriterOption) *groups[S] {
-	opts = append([]parquet.WriterOption{schema, parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest}), parquet.CreatedBy("pcpkit pcp2arrow", "", "")}, opts...)
+	opts = append([]parquet.WriterOption{
+		schema,
+		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest}),
+		parquet.CreatedBy("pcpkit pcp2arrow", "", ""),
+		// A column's values in a row group are one page, however they
+		// are handed over (the row stores hand them a chunk at a time;
+		// parquet-go's default would cut a page at every 256 KiB, and
+		// the smaller pages compress worse: 4.6% larger raw long files).
+		parquet.PageBufferSize(pageBuffer),
+	}, opts...)
 	pw := parquet.NewGenericWriter[any](out, opts...)
 	n := len(schema.Fields())
 	g := &groups[S]{pw: pw, perGroup: max(1, groupValues/n), newStore: newStore}
@@ -140,36 +153,4 @@ func (g *groups[S]) close() error {
 		err = fmt.Errorf("pcp2arrow: %v\n", cerr)
 	}
 	return err
-}
-
-// valueColumns is a row store of parquet.Values, a slice a column, for
-// layouts of few columns (long), whose appends are then a few streams.
-type valueColumns [][]parquet.Value
-
-func newValueColumns(n int) func(rows int) valueColumns {
-	return func(rows int) valueColumns {
-		cols := make(valueColumns, n)
-		for i := range cols {
-			cols[i] = make([]parquet.Value, 0, rows)
-		}
-		return cols
-	}
-}
-
-func (c valueColumns) write(cws []*parquet.ColumnWriter, lo, hi int) error {
-	for k := lo; k < hi; k++ {
-		if _, err := cws[k].WriteRowValues(c[k]); err != nil {
-			return err
-		}
-		if err := cws[k].Flush(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (c valueColumns) reset() {
-	for i := range c {
-		c[i] = c[i][:0]
-	}
 }
