@@ -13,8 +13,9 @@ import (
 // row groups: one filling, one being written).
 var groupValues = 1 << 20
 
-// pageBuffer is more than a column's values in a row group (at most
-// groupValues of 8 bytes).
+// pageBuffer is more than a numeric column's values in a row group (at
+// most groupValues of 8 bytes; long texts may still take more pages).
+// parquet-go fills its buffers as values come, not to this size.
 const pageBuffer = 16 << 20
 
 // rowStore is the memory of a row group as a layout fills it, row by
