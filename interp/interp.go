@@ -178,6 +178,7 @@ type Interp struct {
 	delta   int64 // nanoseconds; its sign is the direction
 	serial  bool
 	metrics map[pmapi.PMID]*metric
+	mlist   []*metric // the metrics' values, in the order they were made
 	// lookupSlow's cache: the metric (or nil) of the PMID last seen at
 	// each position of a record's value sets; records of one archive
 	// mostly repeat the same layout.
@@ -202,9 +203,13 @@ type Interp struct {
 	lastT      float64   // the latest time pass has seen in this read
 	fetches    uint64    // Fetch calls made
 	ms         []*metric // Fetch's metrics, by position in its request
-	arena      []byte    // the value blocks of the current result (block)
-	arenaHint  int       // the size of the next arena
-	arenaUsed  int       // the bytes of blocks of the current result
+	// reqMetric's memo: the PMID at each position of the last requests
+	// and its metric (a tool asks for the same PMIDs fetch after fetch)
+	reqPMID   []pmapi.PMID
+	reqM      []*metric
+	arena     []byte // the value blocks of the current result (block)
+	arenaHint int    // the size of the next arena
+	arenaUsed int    // the bytes of blocks of the current result
 	// SetReuseAfter's: the memory of the last results Fetch returned
 	// (their value sets, values and first arena of blocks), filled again
 	// in turn
@@ -315,7 +320,7 @@ func (ip *Interp) SetMode(origin pmapi.Timestamp, delta int64) {
 // to another mode.
 func (ip *Interp) Reset(origin pmapi.Timestamp) {
 	treq := pcptime.Sub(origin, ip.start)
-	for _, m := range ip.metrics {
+	for _, m := range ip.mlist {
 		for _, ic := range m.insts {
 			if ic.tPrior > treq || ic.tNext < treq {
 				ic.tPrior, ic.tNext = -1, -1
@@ -388,7 +393,7 @@ func (ip *Interp) Fetch(pmids []pmapi.PMID) (res *pmapi.Result, err error) {
 		if p == pmapi.PMIDNull {
 			continue
 		}
-		m := ip.metric(p)
+		m := ip.reqMetric(j, p)
 		ms[j] = m
 		if m.fetch == ip.fetches {
 			continue // asked for twice: once is enough
@@ -976,6 +981,21 @@ func (ip *Interp) take(ic *inst, treq, t float64, v *pmapi.Value, how int, done 
 	}
 }
 
+// reqMetric is metric(p) for p at position j of a request, from the
+// memo of the last requests at that position when it holds p.
+func (ip *Interp) reqMetric(j int, p pmapi.PMID) *metric {
+	if j < len(ip.reqPMID) && ip.reqPMID[j] == p {
+		return ip.reqM[j]
+	}
+	m := ip.metric(p)
+	for len(ip.reqPMID) <= j {
+		ip.reqPMID = append(ip.reqPMID, pmapi.PMIDNull)
+		ip.reqM = append(ip.reqM, nil)
+	}
+	ip.reqPMID[j], ip.reqM[j] = p, m
+	return m
+}
+
 // metric returns the state of pmid, made on first use: one instance for
 // every instance ever in the metric's instance domain.
 func (ip *Interp) metric(p pmapi.PMID) *metric {
@@ -984,6 +1004,7 @@ func (ip *Interp) metric(p pmapi.PMID) *metric {
 	}
 	m := &metric{pmid: p, valfmt: -1, lastNumval: -1}
 	ip.metrics[p] = m
+	ip.mlist = append(ip.mlist, m)
 	ip.slotPMID, ip.slotM = ip.slotPMID[:0], ip.slotM[:0]
 	ip.gen++ // what records were scanned for has changed
 	ip.layout.Reset()

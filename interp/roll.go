@@ -78,7 +78,7 @@ func (ip *Interp) rereader(treq float64) Rereader {
 	if !ok || noLazy {
 		return nil
 	}
-	for _, m := range ip.metrics {
+	for _, m := range ip.mlist {
 		for _, ic := range m.insts {
 			if ic.tPrior >= treq {
 				return nil
@@ -163,7 +163,7 @@ func (ip *Interp) collapse(rr Rereader, treq float64) error {
 	defer func() { ip.pend = ip.pend[:0] }()
 	ip.epoch++
 	left := 0
-	for _, m := range ip.metrics {
+	for _, m := range ip.mlist {
 		left += len(m.insts)
 	}
 	r := &ip.reread
