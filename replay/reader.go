@@ -52,6 +52,37 @@ type reader struct {
 	endOK    []bool
 	endEr    []error
 	rec      interp.Record // what Read returns
+	sound    soundRun      // records fastRead found sound
+}
+
+// soundRun is a run of records, one right after the other in volume vol
+// of archive ai (the bytes [lo, hi)), that fastRead has checked whole
+// and found sound. The forward searches of interpolation read the same
+// records again fetch after fetch; one inside the run is read again
+// without checking it again.
+type soundRun struct {
+	ok      bool
+	ai, vol int
+	lo, hi  int64
+}
+
+// holds reports whether the record of the bytes [off, end) of volume
+// vol of archive ai is in the run.
+func (s *soundRun) holds(ai, vol int, off, end int64) bool {
+	return s.ok && s.ai == ai && s.vol == vol && off >= s.lo && end <= s.hi
+}
+
+// add adds a record found sound: to the run when it is right before or
+// after it, else as the start of a new run.
+func (s *soundRun) add(ai, vol int, off, end int64) {
+	switch {
+	case s.ok && s.ai == ai && s.vol == vol && off == s.hi:
+		s.hi = end
+	case s.ok && s.ai == ai && s.vol == vol && end == s.lo:
+		s.lo = off
+	default:
+		*s = soundRun{ok: true, ai: ai, vol: vol, lo: off, hi: end}
+	}
 }
 
 func newReader(s *archive.Set) *reader {
@@ -209,7 +240,14 @@ func (r *reader) fastRead(forw bool) bool {
 	if !ok {
 		return false
 	}
-	if !r.rec.Decode(raw, r.set.Archive(r.ai).Version()) {
+	end := off + int64(len(raw))
+	version := r.set.Archive(r.ai).Version()
+	if r.sound.holds(r.ai, vol, off, end) {
+		ok = r.rec.Redecode(raw, version)
+	} else if ok = r.rec.Decode(raw, version); ok {
+		r.sound.add(r.ai, vol, off, end)
+	}
+	if !ok {
 		c.SetPosition(pvol, poff)
 		return false
 	}
