@@ -186,8 +186,8 @@ func compareWide(tb table, csv string, zone *pcptime.Zone, prec, max int) []stri
 				ok = pmrepString(s) == f
 			default:
 				// pmrep prints a float or a double with its digits
-				// (or inf, nan), an integer without
-				ok = sameNumber(tb.Types[k], v, f, prec) && (prec == 0 || strings.ContainsAny(f, ".in") == strings.Contains("FLOAT DOUBLE", tb.Types[k]))
+				// (or inf, -inf, NaN), an integer without
+				ok = sameNumber(tb.Types[k], v, f, prec) && (prec == 0 || strings.ContainsAny(f, ".iN") == strings.Contains("FLOAT DOUBLE", tb.Types[k]))
 			}
 			if !ok && add("row %d (%s) %s: pmrep %q, Parquet %v", i, fields[0], tb.Columns[k], f, v) {
 				return diffs

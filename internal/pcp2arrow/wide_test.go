@@ -61,8 +61,9 @@ func interop(t *testing.T) (pmrep string, duck func(sql string) table) {
 // wideArchives are the archives the wide layout is compared on: the
 // committed ones, and shared ones with several volumes and compression
 // (20190628.04.03), marks and instance changes (changeinst, gap2,
-// mirage, markmerge), counters that wrap (wrap), a long one (bug-1044)
-// and a multi-archive directory (multi-xz).
+// mirage, markmerge), counters that wrap (wrap), a long one (bug-1044),
+// a multi-archive directory (multi-xz) and floating point values that
+// are NaN and infinite (value-test).
 func wideArchives(t *testing.T) []string {
 	root := testenv.RepoRoot(t)
 	as := []string{
@@ -71,7 +72,7 @@ func wideArchives(t *testing.T) []string {
 		filepath.Join(root, "testdata", "archives", "sample-v3"),
 	}
 	qa := testenv.SharedDir(t, "pcp-qa-archives")
-	for _, n := range []string{"20190628.04.03", "changeinst", "gap2", "mirage", "markmerge", "wrap", "bug-1044", "multi-xz"} {
+	for _, n := range []string{"20190628.04.03", "changeinst", "gap2", "mirage", "markmerge", "wrap", "bug-1044", "multi-xz", "value-test"} {
 		as = append(as, filepath.Join(qa, n))
 	}
 	return as
