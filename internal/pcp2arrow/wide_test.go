@@ -90,10 +90,9 @@ func wideAsPmrep(t *testing.T, pmrep pmrepRun, duck func(string) table, a, hostT
 	name := filepath.Base(a) + " " + strings.Join(opts, " ")
 	wout, werr, wrc := pmrep(t, append([]string{"-o", "csv", "-P", strconv.Itoa(prec)}, args...))
 	if wrc != 0 {
-		if strings.Contains(string(werr), "Invalid time window") || strings.Contains(string(werr), "Error") {
-			return false
+		if !pmrepRefused(werr) {
+			t.Errorf("%s: pmrep exit %d: %s", name, wrc, werr)
 		}
-		t.Errorf("%s: pmrep exit %d: %s", name, wrc, werr)
 		return false
 	}
 	file := runExport(t, args...)
@@ -110,6 +109,16 @@ func wideAsPmrep(t *testing.T, pmrep pmrepRun, duck func(string) table, a, hostT
 		t.Errorf("%s: DuckDB's reading differs from pmrep -o csv:\n%s", name, strings.Join(diffs, "\n"))
 	}
 	return true
+}
+
+// pmrepRefused reports whether pmrep's standard error (of a failed run)
+// says it refused the options on the archive ("Invalid time window",
+// a PCP error) or stopped at a sample time it cannot print (pmrep 6.0.3's
+// ValueError at a time of exactly 10^9 nanoseconds, value-test with -t
+// 1.5: docs/pmreplay.md), where there is nothing to compare.
+func pmrepRefused(stderr []byte) bool {
+	s := string(stderr)
+	return strings.Contains(s, "Invalid time window") || strings.Contains(s, "Error")
 }
 
 // TestInteropWideDuckDB is the proof of the wide layout: for each
@@ -182,7 +191,9 @@ func compareLongAll(t *testing.T, duck func(string) table, pmrep pmrepRun) {
 			name := filepath.Base(a) + " " + strings.Join(opts, " ")
 			wout, werr, wrc := pmrep(t, append([]string{"-o", "csv", "-P", strconv.Itoa(prec)}, args...))
 			if wrc != 0 {
-				t.Errorf("%s: pmrep exit %d: %s", name, wrc, werr)
+				if !pmrepRefused(werr) {
+					t.Errorf("%s: pmrep exit %d: %s", name, wrc, werr)
+				}
 				continue
 			}
 			file := runExport(t, append([]string{"--layout=long"}, args...)...)
