@@ -314,13 +314,17 @@ func exportFile(o *options, archive string, stdout, stderr io.Writer) error {
 		made = err == nil && fi.Mode().IsRegular()
 	}
 	w, err := newLayout(s, o, true)(out)
+	kept := false
 	if err == nil {
-		err = writeSamples(s, w)
+		kept, err = writeSamples(s, w)
 	}
-	if cerr := closeOut(); err == nil && cerr != nil {
-		err = fmt.Errorf("pcp2arrow: %v\n", cerr)
+	if cerr := closeOut(); cerr != nil {
+		kept = false
+		if err == nil {
+			err = fmt.Errorf("pcp2arrow: %v\n", cerr)
+		}
 	}
-	if err != nil && made {
+	if err != nil && made && !kept {
 		os.Remove(o.outfile)
 	}
 	return err
@@ -333,7 +337,8 @@ func exportDataset(o *options, archive string, stderr io.Writer) error {
 		return err
 	}
 	defer s.Close()
-	return writeSamples(s, &partitioned{dir: o.outfile, host: s.Label().Hostname, part: partID(archive), open: newLayout(s, o, false)})
+	_, err = writeSamples(s, &partitioned{dir: o.outfile, host: s.Label().Hostname, part: partID(archive), open: newLayout(s, o, false)})
+	return err
 }
 
 // layoutWriter writes samples in a layout: add writes the sample at ts
@@ -344,11 +349,15 @@ type layoutWriter interface {
 }
 
 // writeSamples writes every sample of s with w, and closes w. The
-// samples are replayed on every core (sampler.Each).
-func writeSamples(s *sampler.Sampler, w layoutWriter) error {
+// samples are replayed on every core (sampler.Each). When reading fails
+// (a damaged archive), the samples before it are written and the file
+// ended whole, as pmrep prints the lines before the error: kept then
+// reports that the file holds them (the error is still returned, for a
+// non-zero exit). A failed write leaves nothing kept.
+func writeSamples(s *sampler.Sampler, w layoutWriter) (kept bool, err error) {
 	if err := s.Each(runtime.GOMAXPROCS(0), w.add); err != nil {
-		w.close()
-		return err
+		// (after a failed write, close fails with that error too)
+		return w.close() == nil, err
 	}
-	return w.close()
+	return false, w.close()
 }

@@ -3,6 +3,7 @@ package pcp2arrow
 import (
 	"bytes"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pcpkit/pcpkit/internal/pmreplay"
@@ -103,4 +104,55 @@ func sharedNames(t *testing.T, a string) []string {
 		}
 	}
 	return names
+}
+
+// TestDamagedArchiveKeepsRows: an archive whose reading fails part way
+// (a corrupt record) exports the rows before it, as pmrep prints the
+// lines before its error (pmreplay, the same engine, as the reference),
+// in a file that is whole, and exits 1 with the error; in both layouts.
+func TestDamagedArchiveKeepsRows(t *testing.T) {
+	for _, c := range []struct{ set, name string }{
+		{"pcp-qa-badarchives", "ok-truncbin"},
+		{"pcp-made-archives", "bad/partial3"},
+	} {
+		a := filepath.Join(testenv.SharedDir(t, c.set), c.name)
+		names, _ := reportable(t, a)
+		args := append([]string{"-a", a, "-t", "1"}, names...)
+		testenv.Setenv(t)
+		var csv, errb bytes.Buffer
+		if rc := pmreplay.Main(append([]string{"-P", "9"}, args...), &csv, &errb); rc != 1 || !strings.Contains(errb.String(), "Corrupted record") {
+			t.Fatalf("%s: pmreplay exit %d (%s): the archive is no longer damaged where expected", c.name, rc, errb.String())
+		}
+		if strings.Count(csv.String(), "\n") < 2 {
+			t.Fatalf("%s: pmreplay printed no row before the error", c.name)
+		}
+		for _, layout := range []string{"wide", "long"} {
+			file := filepath.Join(t.TempDir(), "out.parquet")
+			var out, perr bytes.Buffer
+			if rc := Main(append([]string{"--layout=" + layout, "-o", file}, args...), &out, &perr); rc != 1 || perr.String() != "pcp2arrow: Corrupted record in a PCP archive log\n" {
+				t.Errorf("%s %s: exit %d, stderr %q; want 1 and the error", c.name, layout, rc, perr.String())
+			}
+			tb, _ := readParquet(t, file)
+			var diffs []string
+			if layout == "wide" {
+				diffs = compareWide(tb, csv.String(), pcptime.LoadZone("UTC"), 9, 10)
+			} else {
+				tb.Columns[0] = "ts"
+				diffs = compareLong(tb, csv.String(), hostOf(t, a), pcptime.LoadZone("UTC"), 9, 10)
+			}
+			if len(diffs) > 0 {
+				t.Errorf("%s %s: the rows kept differ from pmreplay's before the error:\n%v", c.name, layout, diffs)
+			}
+		}
+	}
+}
+
+// hostOf is archive a's host.
+func hostOf(t *testing.T, a string) string {
+	c, err := replay.Open(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	return c.Label().Hostname
 }
