@@ -179,6 +179,9 @@ type Interp struct {
 	serial  bool
 	metrics map[pmapi.PMID]*metric
 	mlist   []*metric // the metrics' values, in the order they were made
+	// priorHi is at or above every instance's tPrior (every change of
+	// one raises it to the new one; rereader makes it exact again).
+	priorHi float64
 	// lookupSlow's cache: the metric (or nil) of the PMID last seen at
 	// each position of a record's value sets; records of one archive
 	// mostly repeat the same layout.
@@ -228,6 +231,7 @@ func New(src Source) *Interp {
 		start:   src.Start(),
 		metrics: map[pmapi.PMID]*metric{},
 		gen:     1,
+		priorHi: math.Inf(-1),
 	}
 	ip.origin = ip.start
 	ip.delta = 1e9
@@ -798,6 +802,7 @@ func (ip *Interp) update(treq, t float64, r *Record, how int, done *int, seenMar
 		for _, ic := range ip.want {
 			if t <= treq && (t >= ic.tPrior || ic.tPrior > treq) {
 				ic.tPrior = t
+				ip.priorHi = max(ip.priorHi, t)
 				ic.sPrior = sMark
 				if how == updBack {
 					if ic.search && done != nil {
@@ -958,6 +963,7 @@ func (ip *Interp) take(ic *inst, treq, t float64, v *pmapi.Value, how int, done 
 			ic.vNext, ic.vPrior = ic.vPrior, ic.vNext
 		}
 		ic.tPrior, ic.sPrior = t, sValue
+		ip.priorHi = max(ip.priorHi, t)
 		ic.vPrior.set(v)
 		if how == updBack && ic.search && done != nil {
 			ic.search = false
@@ -969,6 +975,7 @@ func (ip *Interp) take(ic *inst, treq, t float64, v *pmapi.Value, how int, done 
 		if ic.tPrior < ic.tNext && ic.tNext <= treq {
 			// The next becomes the prior.
 			ic.tPrior, ic.sPrior = ic.tNext, ic.sNext&^sScanned
+			ip.priorHi = max(ip.priorHi, ic.tPrior)
 			ic.vPrior, ic.vNext = ic.vNext, ic.vPrior
 		}
 		ic.tNext, ic.sNext = t, sValue

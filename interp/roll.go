@@ -78,11 +78,16 @@ func (ip *Interp) rereader(treq float64) Rereader {
 	if !ok || noLazy {
 		return nil
 	}
-	for _, m := range ip.mlist {
-		for _, ic := range m.insts {
-			if ic.tPrior >= treq {
-				return nil
+	if ip.priorHi >= treq {
+		// (most often not: the priors are before the time asked for)
+		hi := math.Inf(-1)
+		for _, m := range ip.mlist {
+			for _, ic := range m.insts {
+				hi = max(hi, ic.tPrior)
 			}
+		}
+		if ip.priorHi = hi; hi >= treq {
+			return nil
 		}
 	}
 	ip.pend = ip.pend[:0]

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"math"
 	"testing"
 
 	"github.com/pcpkit/pcpkit/pmapi"
@@ -21,7 +22,7 @@ func TestTakes(t *testing.T) {
 		}
 		treq, at := tm.Draw(rt, "treq"), tm.Draw(rt, "t")
 		before := *ic
-		var ip Interp
+		ip := Interp{priorHi: math.Inf(-1)}
 		done := 0
 		v := pmapi.Value{Insitu: 7}
 		ip.take(ic, treq, at, &v, rapid.SampledFrom([]int{updForw, updBack}).Draw(rt, "how"), &done)
@@ -31,6 +32,9 @@ func TestTakes(t *testing.T) {
 			ic.sNext != before.sNext || ic.search != before.search || done != 0
 		if takes := before.takes(treq, at); takes != taken || !takes && changed {
 			rt.Fatalf("takes %v, but take took the value: %v, changed the bounds: %v (%+v -> %+v)", takes, taken, changed, before, *ic)
+		}
+		if ic.tPrior != before.tPrior && ic.tPrior > ip.priorHi {
+			rt.Fatalf("take set the prior to %v, above the bound of the priors %v", ic.tPrior, ip.priorHi)
 		}
 	})
 }
