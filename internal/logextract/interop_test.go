@@ -658,8 +658,20 @@ func TestInteropDamaged(t *testing.T) {
 			if a, b := norm(wout, realOut), norm(gout.Bytes(), ourOut); a != b {
 				t.Errorf("stdout differs:\nreal:\n%s\npcpkit:\n%s", a, b)
 			}
-			if a, b := norm(werr, realOut), norm(gerr.Bytes(), ourOut); a != b {
-				t.Errorf("stderr differs:\nreal:\n%s\npcpkit:\n%s", a, b)
+			ea, eb := norm(werr, realOut), norm(gerr.Bytes(), ourOut)
+			if strings.HasSuffix(ea, ": Bad address\n") && strings.HasSuffix(eb, ": Corrupted record in a PCP archive log\n") &&
+				strings.TrimSuffix(ea, "Bad address\n") == strings.TrimSuffix(eb, "Corrupted record in a PCP archive log\n") {
+				// The real tool seldom says EFAULT where it otherwise
+				// says the record is corrupt (instant-1-flipmeta2: once
+				// in some 70 runs here, in a make test under load),
+				// most likely reading a record whose length a flipped
+				// bit made huge into memory that is not mapped, as the
+				// layout falls; the same damage, the same exit status.
+				t.Logf("the real pmlogextract said EFAULT for the damage: %s", werr)
+				ea = eb
+			}
+			if ea != eb {
+				t.Errorf("stderr differs:\nreal:\n%s\npcpkit:\n%s", ea, eb)
 			}
 			wd, wde, wdrc, _ := runReal(t, out, "pmdumplog", "-a", realOut)
 			gd, gde, gdrc, _ := runReal(t, out, "pmdumplog", "-a", ourOut)
